@@ -1,0 +1,25 @@
+"""gdl: a toolkit for General Game Playing.
+
+Read, check, reason about, play and solve games written in the Game Description Language.
+"""
+
+from gdl.errors import (
+    GameDefinitionError,
+    IllegalMoveError,
+    InvalidGameError,
+    KifSyntaxError,
+    UnknownRoleError,
+)
+from gdl.game import Game, State, load, parse
+
+__all__ = [
+    "Game",
+    "GameDefinitionError",
+    "IllegalMoveError",
+    "InvalidGameError",
+    "KifSyntaxError",
+    "State",
+    "UnknownRoleError",
+    "load",
+    "parse",
+]

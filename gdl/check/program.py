@@ -1,0 +1,79 @@
+"""The checking stage: run every family of checks and, when none reports an error, stratify."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from gdl.check.graph import dependency_graph
+from gdl.check.stratify import Stratum, stratify
+from gdl.diagnostics import Diagnostic, has_errors
+from gdl.syntax.model import Program
+from gdl.syntax.reader import read
+
+#: A family of checks: given the program and its dependency graph, yield what is wrong with it.
+Check = Callable[[Program, nx.DiGraph], Iterable[Diagnostic]]
+
+_CHECKS: tuple[Check, ...] = ()
+
+_TOKEN = object()
+
+
+@dataclass(frozen=True, eq=False)
+class CheckedProgram:
+    """A program that passed every static check, with its rules in strata in evaluation order.
+
+    Only :func:`check` makes one, so holding one proves the program is valid and stratified.
+    """
+
+    program: Program
+    strata: tuple[Stratum, ...]
+    graph: nx.DiGraph = field(repr=False)
+    token: object = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if self.token is not _TOKEN:
+            raise TypeError("a CheckedProgram is made by gdl.check.check(), not directly")
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Every diagnostic for a program, and the checked program when there was no error."""
+
+    diagnostics: tuple[Diagnostic, ...]
+    checked: CheckedProgram | None
+
+    @property
+    def ok(self) -> bool:
+        return self.checked is not None
+
+
+def check(program: Program, prior: Iterable[Diagnostic] = ()) -> CheckResult:
+    """Check a program; ``prior`` are diagnostics already found (by the reader) for the same source."""
+    graph = dependency_graph(program)
+    diagnostics = list(prior)
+    for family in _CHECKS:
+        diagnostics.extend(family(program, graph))
+    strata, problems = stratify(program, graph)
+    diagnostics.extend(problems)
+    diagnostics = sorted(
+        {d: None for d in (_in_file(d, program.source) for d in diagnostics)},
+        key=lambda d: d.sort_key,
+    )
+    if has_errors(diagnostics) or strata is None:
+        return CheckResult(tuple(diagnostics), None)
+    return CheckResult(tuple(diagnostics), CheckedProgram(program, strata, graph, _TOKEN))
+
+
+def check_text(text: str, file: str = "<string>") -> CheckResult:
+    """Read and check KIF text."""
+    result = read(text, file)
+    return check(result.program, result.diagnostics)
+
+
+def _in_file(diagnostic: Diagnostic, file: str) -> Diagnostic:
+    from dataclasses import replace
+
+    return diagnostic if diagnostic.file == file else replace(diagnostic, file=file)

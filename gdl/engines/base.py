@@ -1,0 +1,50 @@
+"""The interface every reasoning engine implements; :mod:`gdl.game` builds the public API on it."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Protocol, TypeVar
+
+from gdl.syntax.model import Term
+
+S = TypeVar("S", bound=Hashable)
+
+
+class Reasoner(Protocol[S]):
+    """Computes the game relations for states in an engine-specific, hashable representation ``S``.
+
+    Moves and fluents cross this interface as ground terms of the clause model. Roles are referred to
+    by their index in :attr:`roles`. A reasoner trusts its caller: :class:`gdl.game.State` checks
+    legality and the run-time promises of GDL before and after calling it.
+    """
+
+    #: Role names (canonical KIF) in declaration order.
+    roles: tuple[str, ...]
+
+    def initial(self) -> S:
+        """The initial state: the fluents of every ``init`` fact."""
+        ...
+
+    def fluents(self, state: S) -> frozenset[Term]:
+        """The fluents (ground terms ``f`` with ``(true f)``) of a state."""
+        ...
+
+    def from_fluents(self, fluents: Iterable[Term]) -> S:
+        """The state whose fluents are exactly ``fluents``."""
+        ...
+
+    def legal(self, state: S, role: int) -> tuple[Term, ...]:
+        """The legal moves of a role, sorted by their KIF text."""
+        ...
+
+    def next(self, state: S, moves: Sequence[Term]) -> S:
+        """The successor state after a joint move, one move per role in role order."""
+        ...
+
+    def terminal(self, state: S) -> bool:
+        """Whether the state is terminal."""
+        ...
+
+    def goals(self, state: S, role: int) -> tuple[Term, ...]:
+        """Every goal value derived for a role (a valid game derives exactly one, 0..100)."""
+        ...

@@ -1,0 +1,39 @@
+"""The domain exceptions of gdl. Each is a ValueError: the input given was wrong, not the program."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gdl.diagnostics import Diagnostic
+
+
+class InvalidGameError(ValueError):
+    """A game description has syntax or static errors."""
+
+    def __init__(self, diagnostics: tuple[Diagnostic, ...]) -> None:
+        self.diagnostics = diagnostics
+        errors = [d for d in diagnostics if d.level.value == "error"]
+        shown = "\n".join(d.format() for d in errors[:5])
+        more = f"\n... and {len(errors) - 5} more errors" if len(errors) > 5 else ""
+        super().__init__(f"invalid game: {len(errors)} error(s)\n{shown}{more}")
+
+
+class KifSyntaxError(ValueError):
+    """A text is not well-formed KIF (e.g. a move or term given as text)."""
+
+    def __init__(self, message: str, diagnostics: tuple[Diagnostic, ...] = ()) -> None:
+        self.diagnostics = diagnostics
+        super().__init__(message)
+
+
+class UnknownRoleError(ValueError):
+    """A role name that the game does not declare."""
+
+
+class IllegalMoveError(ValueError):
+    """A move that is not legal for its role in the given state."""
+
+
+class GameDefinitionError(ValueError):
+    """The rules break a run-time promise of GDL (no legal move, no single goal value, ...)."""

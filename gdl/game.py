@@ -1,0 +1,180 @@
+"""The state-machine API: games, immutable states, legal moves, successors and goals.
+
+>>> import gdl
+>>> game = gdl.load("games/tictactoe.kif")
+>>> game.roles
+('xplayer', 'oplayer')
+>>> state = game.initial_state()
+>>> [str(m) for m in state.legal_moves("oplayer")]
+['noop']
+>>> state = state.next({"xplayer": "(mark 2 2)", "oplayer": "noop"})
+>>> state.is_terminal()
+False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from gdl.check import CheckedProgram, check
+from gdl.engines.base import Reasoner
+from gdl.errors import (
+    GameDefinitionError,
+    IllegalMoveError,
+    InvalidGameError,
+    KifSyntaxError,
+    UnknownRoleError,
+)
+from gdl.syntax.model import Constant, Term
+from gdl.syntax.reader import parse_term, read
+
+#: A move as accepted from users: a term of the clause model or its KIF text.
+MoveLike = Term | str
+
+
+class Game:
+    """A checked game with a reasoning engine; states come from :meth:`initial_state`."""
+
+    def __init__(self, checked: CheckedProgram, reasoner: Reasoner[Any], name: str = "game") -> None:
+        self.checked = checked
+        self.reasoner = reasoner
+        self.name = name
+        self.roles: tuple[str, ...] = reasoner.roles
+        self._role_index = {role: i for i, role in enumerate(self.roles)}
+
+    def __repr__(self) -> str:
+        return f"<Game {self.name!r} roles={self.roles!r} engine={type(self.reasoner).__name__}>"
+
+    def role_index(self, role: str) -> int:
+        try:
+            return self._role_index[str(role).lower()]
+        except KeyError:
+            raise UnknownRoleError(
+                f"unknown role: {role!r} (roles: {', '.join(self.roles)})"
+            ) from None
+
+    def initial_state(self) -> State:
+        return State(self, self.reasoner.initial())
+
+    def state(self, fluents: Iterable[Term | str]) -> State:
+        """The state with exactly these fluents (terms or their KIF text)."""
+        return State(self, self.reasoner.from_fluents(_as_term(f) for f in fluents))
+
+
+def _as_term(value: MoveLike) -> Term:
+    if isinstance(value, str):
+        return parse_term(value)
+    return value
+
+
+class State:
+    """An immutable, hashable game state."""
+
+    __slots__ = ("_data", "_game")
+
+    def __init__(self, game: Game, data: Hashable) -> None:
+        self._game = game
+        self._data = data
+
+    @property
+    def game(self) -> Game:
+        return self._game
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and other._game is self._game and other._data == self._data
+
+    def __hash__(self) -> int:
+        return hash(self._data)
+
+    def __repr__(self) -> str:
+        fluents = " ".join(sorted(map(str, self.fluents())))
+        return f"<State {fluents}>"
+
+    def clone(self) -> State:
+        """States are immutable, so a clone is the state itself."""
+        return self
+
+    def fluents(self) -> frozenset[Term]:
+        return self._game.reasoner.fluents(self._data)
+
+    def is_terminal(self) -> bool:
+        return self._game.reasoner.terminal(self._data)
+
+    def legal_moves(self, role: str) -> list[Term]:
+        """The legal moves of ``role``, sorted by their KIF text."""
+        index = self._game.role_index(role)
+        moves = self._game.reasoner.legal(self._data, index)
+        if not moves and not self.is_terminal():
+            raise GameDefinitionError(
+                f"role {self._game.roles[index]!r} has no legal move in non-terminal state {self!r}"
+            )
+        return list(moves)
+
+    def is_legal(self, role: str, move: MoveLike) -> bool:
+        index = self._game.role_index(role)
+        return _as_term(move) in self._game.reasoner.legal(self._data, index)
+
+    def next(self, joint: Mapping[str, MoveLike]) -> State:
+        """The successor after every role plays its move in ``joint`` (role name -> move)."""
+        reasoner = self._game.reasoner
+        given = {}
+        for role, move in joint.items():
+            given[self._game.role_index(role)] = move
+        missing = [r for i, r in enumerate(self._game.roles) if i not in given]
+        if missing:
+            raise GameDefinitionError(f"joint move has no move for role(s) {', '.join(missing)}")
+        if self.is_terminal():
+            raise IllegalMoveError(f"no move is legal in terminal state {self!r}")
+        moves = []
+        for index, role in enumerate(self._game.roles):
+            try:
+                move = _as_term(given[index])
+            except KifSyntaxError as problem:
+                raise IllegalMoveError(f"illegal move for {role}: {problem}") from None
+            if move not in reasoner.legal(self._data, index):
+                raise IllegalMoveError(f"illegal move: {str(move)!r} for {role} in {self!r}")
+            moves.append(move)
+        return State(self._game, reasoner.next(self._data, moves))
+
+    def goals(self) -> dict[str, int]:
+        """Each role's goal value; raises :class:`GameDefinitionError` unless there is exactly one."""
+        result = {}
+        for index, role in enumerate(self._game.roles):
+            values = self._game.reasoner.goals(self._data, index)
+            if len(values) != 1:
+                shown = ", ".join(sorted(map(str, values))) or "none"
+                raise GameDefinitionError(
+                    f"role {role!r} has {len(values)} goal values ({shown}) in {self!r}"
+                )
+            result[role] = _goal_value(values[0], role, self)
+        return result
+
+
+def _goal_value(term: Term, role: str, state: State) -> int:
+    if isinstance(term, Constant) and term.name.isdigit() and 0 <= int(term.name) <= 100:
+        return int(term.name)
+    raise GameDefinitionError(f"goal value {str(term)!r} of role {role!r} is not in 0..100 in {state!r}")
+
+
+def _make_game(text: str, file: str, engine: str) -> Game:
+    read_result = read(text, file)
+    result = check(read_result.program, read_result.diagnostics)
+    if result.checked is None:
+        raise InvalidGameError(result.diagnostics)
+    from gdl.engines import make_reasoner
+
+    name = Path(file).stem if file != "<string>" else "game"
+    return Game(result.checked, make_reasoner(result.checked, engine), name)
+
+
+def parse(text: str, engine: str = "auto") -> Game:
+    """A game from KIF text; raises :class:`InvalidGameError` when the checker finds errors."""
+    return _make_game(text, "<string>", engine)
+
+
+def load(path: str | Path, engine: str = "auto") -> Game:
+    """A game from a ``.kif`` file; raises :class:`InvalidGameError` when it has errors."""
+    path = Path(path)
+    return _make_game(path.read_text(encoding="utf-8"), str(path), engine)

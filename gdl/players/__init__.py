@@ -1,0 +1,1 @@
+"""Players: programs (and people) that choose moves."""

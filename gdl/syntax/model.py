@@ -1,0 +1,224 @@
+"""The clause model: immutable terms, literals, rules and programs.
+
+Every item carries the source span it was read from. Spans take no part in equality or hashing, so a
+program read back from its printed form equals the original.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A region of source text: 1-based line and column, and 0-based character offsets."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start: int
+    end: int
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.column}"
+
+
+NO_SPAN = Span(0, 0, 0, 0, 0, 0)
+
+
+def _span() -> Span:
+    return field(default=NO_SPAN, compare=False, hash=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Constant:
+    """An object constant, a number or a 0-ary relation name, in canonical lower case."""
+
+    name: str
+    span: Span = _span()
+
+    def __str__(self) -> str:
+        return self.name
+
+    def variables(self) -> Iterator[Variable]:
+        return iter(())
+
+    def is_ground(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class Variable:
+    """A variable, named without its leading question mark."""
+
+    name: str
+    span: Span = _span()
+
+    def __str__(self) -> str:
+        return "?" + self.name
+
+    def variables(self) -> Iterator[Variable]:
+        yield self
+
+    def is_ground(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    """A compound term ``(name arg...)`` with at least one argument."""
+
+    name: str
+    args: tuple[Term, ...]
+    span: Span = _span()
+
+    def __str__(self) -> str:
+        return "(" + " ".join([self.name, *map(str, self.args)]) + ")"
+
+    def variables(self) -> Iterator[Variable]:
+        for arg in self.args:
+            yield from arg.variables()
+
+    def is_ground(self) -> bool:
+        return all(arg.is_ground() for arg in self.args)
+
+
+Term = Constant | Variable | Function
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    """A sentence: a relation applied to terms (``terminal`` has no arguments)."""
+
+    relation: str
+    args: tuple[Term, ...] = ()
+    span: Span = _span()
+
+    @property
+    def arity(self) -> int:
+        return len(self.args)
+
+    def __str__(self) -> str:
+        if not self.args:
+            return self.relation
+        return "(" + " ".join([self.relation, *map(str, self.args)]) + ")"
+
+    def variables(self) -> Iterator[Variable]:
+        for arg in self.args:
+            yield from arg.variables()
+
+    def is_ground(self) -> bool:
+        return all(arg.is_ground() for arg in self.args)
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    """Negation as failure of a sentence."""
+
+    atom: Atom
+    span: Span = _span()
+
+    def __str__(self) -> str:
+        return f"(not {self.atom})"
+
+    def variables(self) -> Iterator[Variable]:
+        return self.atom.variables()
+
+
+@dataclass(frozen=True, slots=True)
+class Distinct:
+    """``(distinct a b)``: true when the two ground terms differ."""
+
+    left: Term
+    right: Term
+    span: Span = _span()
+
+    def __str__(self) -> str:
+        return f"(distinct {self.left} {self.right})"
+
+    def variables(self) -> Iterator[Variable]:
+        yield from self.left.variables()
+        yield from self.right.variables()
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    """A disjunction; each branch is a conjunction (written ``(and ...)`` when it has several literals)."""
+
+    branches: tuple[tuple[Literal, ...], ...]
+    span: Span = _span()
+
+    def __str__(self) -> str:
+        parts = ["or"]
+        for branch in self.branches:
+            if len(branch) == 1:
+                parts.append(str(branch[0]))
+            else:
+                parts.append("(" + " ".join(["and", *map(str, branch)]) + ")")
+        return "(" + " ".join(parts) + ")"
+
+    def variables(self) -> Iterator[Variable]:
+        for branch in self.branches:
+            for literal in branch:
+                yield from literal.variables()
+
+
+Literal = Atom | Not | Distinct | Or
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A clause ``(<= head body...)``; a fact is a rule whose body is empty."""
+
+    head: Atom
+    body: tuple[Literal, ...] = ()
+    span: Span = _span()
+
+    def __str__(self) -> str:
+        if not self.body:
+            return str(self.head)
+        return "(<= " + " ".join([str(self.head), *map(str, self.body)]) + ")"
+
+    def variables(self) -> Iterator[Variable]:
+        yield from self.head.variables()
+        for literal in self.body:
+            yield from literal.variables()
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """A sequence of clauses as read from one source (not yet checked)."""
+
+    rules: tuple[Rule, ...]
+    source: str = field(default="<string>", compare=False)
+
+    def __str__(self) -> str:
+        return "".join(str(rule) + "\n" for rule in self.rules)
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+
+def walk_atoms(literals: tuple[Literal, ...]) -> Iterator[tuple[Atom, bool]]:
+    """Yield every atom of a body with whether it occurs positively, looking inside ``not`` and ``or``."""
+    for literal in literals:
+        if isinstance(literal, Atom):
+            yield literal, True
+        elif isinstance(literal, Not):
+            yield literal.atom, False
+        elif isinstance(literal, Or):
+            for branch in literal.branches:
+                yield from walk_atoms(branch)
+
+
+def walk_terms(term: Term) -> Iterator[Term]:
+    """Yield a term and every term nested in it."""
+    yield term
+    if isinstance(term, Function):
+        for arg in term.args:
+            yield from walk_terms(arg)
