@@ -35,8 +35,8 @@ from gdl.syntax.model import (
 RESERVED = frozenset({"<=", "not", "or", "distinct"})
 
 
-class _Word:
-    """A word or variable token as written, with its span."""
+class Word:
+    """A word or variable (``?x``) as written, with its span."""
 
     __slots__ = ("span", "text")
 
@@ -45,18 +45,18 @@ class _Word:
         self.span = span
 
 
-class _List:
+class ListForm:
     """A parenthesised list; ``open_span`` is the span of its opening parenthesis."""
 
     __slots__ = ("items", "open_span", "span")
 
-    def __init__(self, items: list[_Word | _List], span: Span, open_span: Span) -> None:
+    def __init__(self, items: list[Word | ListForm], span: Span, open_span: Span) -> None:
         self.items = items
         self.span = span
         self.open_span = open_span
 
 
-_Form = _Word | _List
+Form = Word | ListForm
 
 
 def _token_span(token: lark.Token) -> Span:
@@ -74,25 +74,25 @@ def _join(first: Span, last: Span) -> Span:
     return Span(first.line, first.column, last.end_line, last.end_column, first.start, last.end)
 
 
-class _ToForms(lark.Transformer[lark.Token, list[_Form]]):
-    def start(self, items: list[lark.Token | _List]) -> list[_Form]:
+class _ToForms(lark.Transformer[lark.Token, list[Form]]):
+    def start(self, items: list[lark.Token | ListForm]) -> list[Form]:
         return [self._wrap(item) for item in items]
 
-    def list(self, items: list[lark.Token | _List]) -> _List:
+    def list(self, items: list[lark.Token | ListForm]) -> ListForm:
         open_token, close_token = items[0], items[-1]
         assert isinstance(open_token, lark.Token) and isinstance(close_token, lark.Token)
         open_span = _token_span(open_token)
-        return _List(
+        return ListForm(
             [self._wrap(item) for item in items[1:-1]],
             _join(open_span, _token_span(close_token)),
             open_span,
         )
 
     @staticmethod
-    def _wrap(item: lark.Token | _List) -> _Form:
-        if isinstance(item, _List):
+    def _wrap(item: lark.Token | ListForm) -> Form:
+        if isinstance(item, ListForm):
             return item
-        return _Word(str(item), _token_span(item))
+        return Word(str(item), _token_span(item))
 
 
 @cache
@@ -177,7 +177,7 @@ class _Converter:
 
     # -- names ------------------------------------------------------------------------------
 
-    def _name(self, word: _Word) -> str:
+    def _name(self, word: Word) -> str:
         """Canonical lower-case name of a word, noting inconsistent capitalisation."""
         name = word.text.lower()
         seen = self.spellings.setdefault(name, {word.text})
@@ -194,7 +194,7 @@ class _Converter:
             )
         return name
 
-    def _symbol(self, word: _Word, what: str) -> str:
+    def _symbol(self, word: Word, what: str) -> str:
         name = self._name(word)
         if name in RESERVED:
             raise _fail(
@@ -206,15 +206,15 @@ class _Converter:
             )
         return name
 
-    def _variable(self, word: _Word) -> Variable:
+    def _variable(self, word: Word) -> Variable:
         if len(word.text) == 1:
             raise _fail("bad-variable", "variable without a name: '?'", word.span)
         return Variable(word.text[1:].lower(), word.span)
 
     # -- terms ------------------------------------------------------------------------------
 
-    def term(self, form: _Form) -> Term:
-        if isinstance(form, _Word):
+    def term(self, form: Form) -> Term:
+        if isinstance(form, Word):
             if form.text.startswith("?"):
                 return self._variable(form)
             return Constant(self._symbol(form, "a constant"), form.span)
@@ -225,11 +225,11 @@ class _Converter:
             return Constant(name, form.span)
         return Function(name, args, form.span)
 
-    def _list_head(self, form: _List, what: str) -> _Word:
+    def _list_head(self, form: ListForm, what: str) -> Word:
         if not form.items:
             raise _fail("empty-list", f"empty list '()' where a {what} was expected", form.span)
         head = form.items[0]
-        if isinstance(head, _List):
+        if isinstance(head, ListForm):
             raise _fail(
                 "list-as-operator",
                 f"a list in head position of a {what}",
@@ -247,8 +247,8 @@ class _Converter:
 
     # -- sentences and literals -------------------------------------------------------------
 
-    def sentence(self, form: _Form, what: str = "sentence") -> Atom:
-        if isinstance(form, _Word):
+    def sentence(self, form: Form, what: str = "sentence") -> Atom:
+        if isinstance(form, Word):
             if form.text.startswith("?"):
                 raise _fail(
                     "variable-as-sentence",
@@ -260,9 +260,9 @@ class _Converter:
         name = self._symbol(head, f"a relation name in a {what}")
         return Atom(name, tuple(self.term(item) for item in form.items[1:]), form.span)
 
-    def literal(self, form: _Form, depth_in_or: int = 0) -> list[Literal]:
+    def literal(self, form: Form, depth_in_or: int = 0) -> list[Literal]:
         """Convert a body literal; an ``(and ...)`` yields several literals."""
-        if isinstance(form, _List) and form.items and isinstance(form.items[0], _Word):
+        if isinstance(form, ListForm) and form.items and isinstance(form.items[0], Word):
             keyword = form.items[0].text.lower()
             args = form.items[1:]
             if keyword == "not":
@@ -289,11 +289,11 @@ class _Converter:
                 return [lit for item in args for lit in self.literal(item, depth_in_or)]
         return [self.sentence(form, "literal")]
 
-    def _negation(self, form: _List, args: list[_Form]) -> Not:
+    def _negation(self, form: ListForm, args: list[Form]) -> Not:
         if len(args) != 1:
             raise _fail("not-arity", f"not takes 1 argument, not {len(args)}", form.span)
         inner = args[0]
-        if isinstance(inner, _List) and inner.items and isinstance(inner.items[0], _Word):
+        if isinstance(inner, ListForm) and inner.items and isinstance(inner.items[0], Word):
             keyword = inner.items[0].text.lower()
             if keyword in {"not", "distinct", "or", "and"}:
                 raise _fail(
@@ -304,7 +304,7 @@ class _Converter:
                 )
         return Not(self.sentence(inner, "negated sentence"), form.span)
 
-    def _disjunction(self, form: _List, args: list[_Form], depth_in_or: int) -> Or:
+    def _disjunction(self, form: ListForm, args: list[Form], depth_in_or: int) -> Or:
         if depth_in_or:
             self.diagnostics.append(
                 warning("nested-or", "disjunction nested inside a disjunction", form.span)
@@ -323,8 +323,8 @@ class _Converter:
 
     # -- clauses ----------------------------------------------------------------------------
 
-    def clause(self, form: _Form) -> Rule:
-        if isinstance(form, _List) and form.items and isinstance(form.items[0], _Word):
+    def clause(self, form: Form) -> Rule:
+        if isinstance(form, ListForm) and form.items and isinstance(form.items[0], Word):
             keyword = form.items[0].text.lower()
             if keyword == "<=":
                 return self._rule(form)
@@ -345,11 +345,11 @@ class _Converter:
             )
         return Rule(head, (), form.span)
 
-    def _rule(self, form: _List) -> Rule:
+    def _rule(self, form: ListForm) -> Rule:
         if len(form.items) < 2:
             raise _fail("rule-without-head", "rule '(<=)' has no head", form.span)
         head_form = form.items[1]
-        if isinstance(head_form, _List) and head_form.items and isinstance(head_form.items[0], _Word):
+        if isinstance(head_form, ListForm) and head_form.items and isinstance(head_form.items[0], Word):
             keyword = head_form.items[0].text.lower()
             if keyword in {"not", "distinct", "or", "and"}:
                 raise _fail(
@@ -369,13 +369,14 @@ class _Converter:
         return Rule(head, tuple(body), form.span)
 
 
-def _forms(text: str) -> list[_Form] | list[Diagnostic]:
-    """The top-level lists and words of a text, or the diagnostics that prevent reading it."""
+def read_forms(text: str) -> list[Form] | list[Diagnostic]:
+    """The top-level lists and words of a text (raw KIF, before any GDL meaning is given to them),
+    or the diagnostics that prevent reading it."""
     diagnostics = _scan_parentheses(text)
     if diagnostics:
         return diagnostics
     try:
-        forms: list[_Form] = _parser().parse(text)
+        forms: list[Form] = _parser().parse(text)
     except lark.exceptions.UnexpectedInput as problem:
         offset = getattr(problem, "pos_in_stream", None) or 0
         span = _offset_span(text, min(offset, max(len(text) - 1, 0)))
@@ -385,7 +386,7 @@ def _forms(text: str) -> list[_Form] | list[Diagnostic]:
 
 def read(text: str, file: str = "<string>") -> ReadResult:
     """Read KIF text into a program, collecting a diagnostic for every malformed clause."""
-    forms = _forms(text)
+    forms = read_forms(text)
     if forms and isinstance(forms[0], Diagnostic):
         return ReadResult(Program((), file), _in_file([f for f in forms if isinstance(f, Diagnostic)], file))
     converter = _Converter()
@@ -414,7 +415,7 @@ def parse_program(text: str, file: str = "<string>") -> Program:
 
 def parse_term(text: str) -> Term:
     """Read one term, e.g. a move written as ``(mark 1 1)``."""
-    forms = _forms(text)
+    forms = read_forms(text)
     if len(forms) != 1 or isinstance(forms[0], Diagnostic):
         raise KifSyntaxError(f"not a term: {text!r}")
     try:
