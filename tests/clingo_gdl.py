@@ -1,0 +1,122 @@
+"""An independent GDL oracle for the tests: each game is translated to ASP and clingo computes its
+relations. Only the parser is shared with gdl; the reasoning is clingo's.
+
+The program is grounded once with ``true`` and ``does`` as externals ranging over ``base`` and
+``input``, so each query only assigns externals and solves.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import clingo
+
+from gdl.syntax.model import Atom, Constant, Distinct, Literal, Not, Or, Rule, Term, Variable
+from gdl.syntax.reader import parse_program
+
+
+def _ident(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", lambda m: f"_{ord(m.group()):x}_", name)
+
+
+def _term(term: Term) -> str:
+    if isinstance(term, Variable):
+        return "V" + _ident(term.name)
+    if isinstance(term, Constant):
+        return '"' + term.name + '"'
+    return f"f_{_ident(term.name)}({','.join(map(_term, term.args))})"
+
+
+def _atom(atom: Atom) -> str:
+    name = "r_" + _ident(atom.relation)
+    return f"{name}({','.join(map(_term, atom.args))})" if atom.args else name
+
+
+def _conjunctions(body: tuple[Literal, ...]) -> Iterator[list[str]]:
+    """The body as a disjunction of ASP conjunctions (``or`` multiplied out)."""
+    options: list[list[list[str]]] = []
+    for literal in body:
+        if isinstance(literal, Atom):
+            options.append([[_atom(literal)]])
+        elif isinstance(literal, Not):
+            options.append([["not " + _atom(literal.atom)]])
+        elif isinstance(literal, Distinct):
+            options.append([[f"{_term(literal.left)} != {_term(literal.right)}"]])
+        else:
+            assert isinstance(literal, Or)
+            options.append([c for branch in literal.branches for c in _conjunctions(branch)])
+    for choice in itertools.product(*options):
+        yield [part for conjunction in choice for part in conjunction]
+
+
+def _rule(rule: Rule) -> Iterator[str]:
+    for body in _conjunctions(rule.body):
+        yield f"{_atom(rule.head)} :- {', '.join(body)}." if body else f"{_atom(rule.head)}."
+
+
+def _kif(symbol: clingo.Symbol) -> str:
+    if symbol.type is clingo.SymbolType.String:
+        return symbol.string
+    name = re.sub(r"_([0-9a-f]+)_", lambda m: chr(int(m.group(1), 16)), symbol.name[2:])
+    return "(" + " ".join([name, *map(_kif, symbol.arguments)]) + ")"
+
+
+class ClingoGame:
+    """A game's relations computed by clingo; states are frozensets of fluents in KIF text."""
+
+    def __init__(self, path: Path) -> None:
+        program = parse_program(path.read_text(encoding="utf-8"), str(path))
+        text = "\n".join(line for rule in program.rules for line in _rule(rule))
+        text += "\n#external r_true(F) : r_base(F).\n#external r_does(R, M) : r_input(R, M).\n"
+        self._control = clingo.Control(["--warn=none"])
+        self._control.add("base", [], text)
+        self._control.ground([("base", [])])
+        self._true = {_kif(a.symbol.arguments[0]): a.symbol for a in self._atoms("r_true", 1)}
+        self._does = {
+            (_kif(a.symbol.arguments[0]), _kif(a.symbol.arguments[1])): a.symbol
+            for a in self._atoms("r_does", 2)
+        }
+        model = self._solve(frozenset(), {})
+        self.roles = tuple(_kif(s.arguments[0]) for s in model if s.name == "r_role")
+        self.initial = frozenset(_kif(s.arguments[0]) for s in model if s.name == "r_init")
+
+    def _atoms(self, name: str, arity: int) -> list[clingo.SymbolicAtom]:
+        return list(self._control.symbolic_atoms.by_signature(name, arity))
+
+    def _solve(self, state: frozenset[str], joint: dict[str, str]) -> list[clingo.Symbol]:
+        for fluent, symbol in self._true.items():
+            self._control.assign_external(symbol, fluent in state)
+        for (role, move), symbol in self._does.items():
+            self._control.assign_external(symbol, joint.get(role) == move)
+        unknown = state - set(self._true)
+        assert not unknown, f"fluents outside base: {unknown}"
+        with self._control.solve(yield_=True) as handle:
+            models = [list(m.symbols(atoms=True)) for m in handle]
+        assert len(models) == 1, "a stratified program has exactly one model"
+        return models[0]
+
+    def _by_role(self, state: frozenset[str], relation: str, role: str) -> list[str]:
+        model = self._solve(state, {})
+        return sorted(
+            _kif(s.arguments[1]) for s in model if s.name == relation and _kif(s.arguments[0]) == role
+        )
+
+    def legal(self, state: frozenset[str], role: str) -> list[str]:
+        return self._by_role(state, "r_legal", role)
+
+    def terminal(self, state: frozenset[str]) -> bool:
+        return any(s.name == "r_terminal" for s in self._solve(state, {}))
+
+    def goals(self, state: frozenset[str], role: str) -> list[str]:
+        return self._by_role(state, "r_goal", role)
+
+    def next(self, state: frozenset[str], joint: dict[str, str]) -> frozenset[str]:
+        model = self._solve(state, joint)
+        return frozenset(_kif(s.arguments[0]) for s in model if s.name == "r_next")
+
+    def joint_moves(self, state: frozenset[str]) -> list[dict[str, str]]:
+        moves = [self.legal(state, role) for role in self.roles]
+        return [dict(zip(self.roles, combo, strict=True)) for combo in itertools.product(*moves)]
