@@ -37,3 +37,11 @@ class IllegalMoveError(ValueError):
 
 class GameDefinitionError(ValueError):
     """The rules break a run-time promise of GDL (no legal move, no single goal value, ...)."""
+
+
+class ProtocolError(ValueError):
+    """A network message or reply that does not follow the GGP protocol."""
+
+
+class GameTooLargeError(ValueError):
+    """A game too large to instantiate within the budgets of atoms and time."""

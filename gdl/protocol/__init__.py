@@ -1,0 +1,1 @@
+"""The GGP network protocol: messages, a player server and a game manager."""
