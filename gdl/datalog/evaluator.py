@@ -1,0 +1,207 @@
+"""Bottom-up evaluation of a checked program, stratum by stratum, semi-naive within recursive strata.
+
+A :class:`Database` holds facts as sets of id tuples per relation key (``name/arity``), and builds hash
+indexes on demand. Databases can be layered: a child copies its parent's relation table (not the
+sets) and owns only the relations it computes, so relations complete in the parent (for a game: those
+that do not depend on ``true`` or ``does``) are shared, indexes included, by every state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from gdl.check import CheckedProgram
+from gdl.check.stratify import Stratum
+from gdl.datalog.plan import (
+    DELTA,
+    Fact,
+    IndexSpec,
+    RuleFunction,
+    RulePlanner,
+    SpecRegistry,
+    relation_key,
+    split_disjunctions,
+)
+from gdl.datalog.terms import TermTable
+from gdl.syntax.model import Atom, Term
+
+#: A model: for each relation name, the tuples of ground argument terms of its facts.
+Model = dict[str, frozenset[tuple[Term, ...]]]
+
+
+class Relations(dict[str, set[Fact]]):
+    """Relation key -> facts; a relation nobody defined reads as empty."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: str) -> set[Fact]:
+        return _EMPTY
+
+
+_EMPTY: set[Fact] = set()
+
+
+class Database:
+    """Facts per relation key, with hash indexes built on demand and kept up to date."""
+
+    __slots__ = ("_indexes", "_specs_of", "owned", "parent", "relations")
+
+    def __init__(self, parent: Database | None = None) -> None:
+        self.parent = parent
+        self.relations: dict[str, set[Fact]] = Relations(parent.relations if parent is not None else ())
+        self.owned: set[str] = set()
+        self._indexes: dict[IndexSpec, dict[object, list[Fact]]] = {}
+        self._specs_of: dict[str, list[IndexSpec]] = {}
+
+    def own(self, relation: str, facts: Iterable[Fact] = ()) -> set[Fact]:
+        """The set of a relation this database computes (new and empty unless owned already)."""
+        if relation not in self.owned:
+            self.owned.add(relation)
+            self.relations[relation] = set(facts)
+        else:
+            self.relations[relation].update(facts)
+        return self.relations[relation]
+
+    def facts(self, relation: str) -> set[Fact]:
+        return self.relations.get(relation) or set()
+
+    def index(self, spec: IndexSpec) -> dict[object, list[Fact]]:
+        found = self._indexes.get(spec)
+        if found is not None:
+            return found
+        relation = spec.relation
+        if relation not in self.owned and self.parent is not None:
+            return self.parent.index(spec)
+        found = self._indexes[spec] = {}
+        spec.build(self.relations.get(relation, ()), found)
+        self._specs_of.setdefault(relation, []).append(spec)
+        return found
+
+    def extend(self, relation: str, facts: set[Fact]) -> None:
+        """Add facts new to an owned relation, keeping its indexes up to date."""
+        self.relations[relation] |= facts
+        for spec in self._specs_of.get(relation, ()):
+            spec.build(facts, self._indexes[spec])
+
+    def forget_indexes(self, relation: str) -> None:
+        for spec in self._specs_of.pop(relation, ()):
+            del self._indexes[spec]
+
+
+@dataclass(frozen=True, slots=True)
+class _CompiledRule:
+    head: str
+    run: RuleFunction
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledStratum:
+    """A stratum's rules as join functions; ``variants`` are the semi-naive ones of a recursive stratum."""
+
+    number: int
+    source: Stratum
+    heads: tuple[str, ...]
+    rules: tuple[_CompiledRule, ...]
+    variants: tuple[tuple[str, _CompiledRule], ...]  # (delta relation read, rule)
+
+
+class Evaluator:
+    """A checked program compiled for evaluation: its strata, rules and term table.
+
+    Rules are compiled stratum by stratum, the first time a stratum runs, so that the planner knows
+    the sizes of the relations completed before it.
+    """
+
+    def __init__(self, checked: CheckedProgram, table: TermTable | None = None) -> None:
+        self.checked = checked
+        self.table = table if table is not None else TermTable()
+        self.specs = SpecRegistry(self.table)
+        self._sizes: dict[str, int] = {}
+        self._planner = RulePlanner(self.table, self.specs, self._sizes.get)
+        self._compiled: dict[int, CompiledStratum] = {}
+
+    def stratum(self, number: int) -> CompiledStratum:
+        found = self._compiled.get(number)
+        if found is None:
+            found = self._compiled[number] = self._compile(number)
+        return found
+
+    def _compile(self, number: int) -> CompiledStratum:
+        source = self.checked.strata[number]
+        heads = tuple(dict.fromkeys(relation_key(rule.head) for rule in source.rules))
+        rules = []
+        variants = []
+        for rule in source.rules:
+            for head, body in split_disjunctions(rule):
+                key = relation_key(head)
+                rules.append(_CompiledRule(key, self._planner.compile(head, body)))
+                if not source.recursive:
+                    continue
+                for position, literal in enumerate(body):
+                    if isinstance(literal, Atom) and literal.relation in source.relations:
+                        delta = DELTA + relation_key(literal)
+                        function = self._planner.compile(head, body, position)
+                        variants.append((delta, _CompiledRule(key, function)))
+        return CompiledStratum(number, source, heads, tuple(rules), tuple(variants))
+
+    def note_sizes(self, database: Database, relations: Iterable[str]) -> None:
+        """Record sizes of complete relations, for the join order of strata compiled later."""
+        for relation in relations:
+            self._sizes[relation] = len(database.facts(relation))
+
+    def run(self, number: int, database: Database) -> None:
+        """Evaluate one stratum to its fixpoint in ``database`` (earlier strata must be complete)."""
+        stratum = self.stratum(number)
+        relations = database.relations
+        index = database.index
+        for head in stratum.heads:
+            database.own(head)
+        news: dict[str, set[Fact]] = {head: set() for head in stratum.heads}
+        for rule in stratum.rules:
+            rule.run(relations, index, news[rule.head].add)
+        deltas = [DELTA + head for head in stratum.heads]
+        while True:
+            progress = False
+            for head, delta in zip(stratum.heads, deltas, strict=True):
+                fresh = news[head] - relations[head]
+                database.forget_indexes(delta)
+                database.own(delta)
+                relations[delta] = fresh
+                if fresh:
+                    progress = True
+                    database.extend(head, fresh)
+            if not progress or not stratum.variants:
+                break
+            news = {head: set() for head in stratum.heads}
+            for delta, rule in stratum.variants:
+                if relations.get(delta):
+                    rule.run(relations, index, news[rule.head].add)
+        for delta in deltas:
+            database.forget_indexes(delta)
+            database.owned.discard(delta)
+            del relations[delta]
+
+
+def evaluate(checked: CheckedProgram, facts: Iterable[Atom] = ()) -> Model:
+    """The model of a checked program together with extra ground ``facts``.
+
+    Usable as a plain Datalog engine: the result maps each relation name that has at least one fact to
+    the set of its facts' argument tuples (terms of the clause model; ``()`` for a 0-ary relation).
+    """
+    evaluator = Evaluator(checked)
+    table = evaluator.table
+    database = Database()
+    for atom in facts:
+        if not atom.is_ground():
+            raise ValueError(f"not a ground fact: {atom}")
+        database.own(relation_key(atom), [tuple(table.intern(arg) for arg in atom.args)])
+    for number in range(len(checked.strata)):
+        evaluator.run(number, database)
+        evaluator.note_sizes(database, evaluator.stratum(number).heads)
+    model: dict[str, set[tuple[Term, ...]]] = {}
+    for relation, tuples in database.relations.items():
+        if tuples:
+            name = relation.rsplit("/", 1)[0]
+            model.setdefault(name, set()).update(tuple(table.term(i) for i in fact) for fact in tuples)
+    return {name: frozenset(tuples) for name, tuples in model.items()}

@@ -1,0 +1,313 @@
+"""Join plans: each rule becomes a Python function of nested loops over hash indexes, compiled once.
+
+A rule body is first split at every ``or`` into plain conjunctions. The literals are then ordered
+greedily: a negated literal or ``distinct`` as soon as its variables are bound, otherwise the positive
+literal that the bound variables constrain most. Each positive literal reads an :class:`IndexSpec`: a
+hash index of a relation on the parts of its argument terms known when it is reached (constants and
+bound variables, at any depth of nesting), keeping only facts whose compound terms have the functors
+the literal asks for. The plan is emitted as Python source and compiled, so the evaluation loop runs
+ordinary bytecode over tuples of interned term ids (see :mod:`gdl.datalog.terms`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from gdl.datalog.terms import TermTable
+from gdl.errors import GameDefinitionError
+from gdl.syntax.model import Atom, Constant, Distinct, Function, Literal, Not, Or, Rule, Term, Variable
+
+#: A fact: the ids of a relation's arguments.
+Fact = tuple[int, ...]
+#: Where a subterm sits inside a fact: argument position, then argument positions inside compounds.
+Path = tuple[int, ...]
+#: A compiled rule: (relations, index lookup, add to the head's output) -> None.
+RuleFunction = Callable[
+    [dict[str, set[Fact]], Callable[["IndexSpec"], dict[object, list[Fact]]], Callable[[Fact], None]],
+    None,
+]
+
+#: Prefix of the relation key under which a recursive stratum holds the facts new in the last round.
+DELTA = "\N{GREEK CAPITAL LETTER DELTA}"
+
+
+def relation_key(atom: Atom) -> str:
+    """Relations are told apart by name and arity: ``cell/3``."""
+    return f"{atom.relation}/{len(atom.args)}"
+
+
+def split_disjunctions(rule: Rule) -> list[tuple[Atom, tuple[Literal, ...]]]:
+    """The rule as (head, body) pairs without ``or``: one pair per choice of a branch in each ``or``."""
+    return [(rule.head, body) for body in _conjunctions(rule.body)]
+
+
+def _conjunctions(body: Sequence[Literal]) -> Iterator[tuple[Literal, ...]]:
+    choices: list[list[tuple[Literal, ...]]] = []
+    for literal in body:
+        if isinstance(literal, Or):
+            choices.append([c for branch in literal.branches for c in _conjunctions(branch)])
+        else:
+            choices.append([(literal,)])
+    for combination in itertools.product(*choices):
+        yield tuple(literal for part in combination for literal in part)
+
+
+class IndexSpec:
+    """A hash index of one relation: facts passing ``filters`` keyed by the ids at ``values``.
+
+    ``filters`` are (path, functor id) pairs: the subterm at the path must be a compound with that
+    functor. The key is the id at the single value path, or the tuple of ids at several. Specs are
+    interned by :class:`SpecRegistry`, so a spec is its own (identity-hashed) dictionary key.
+    """
+
+    __slots__ = ("build", "filters", "relation", "values")
+
+    def __init__(
+        self, relation: str, filters: tuple[tuple[Path, int], ...], values: tuple[Path, ...],
+        table: TermTable,
+    ) -> None:
+        self.relation = relation
+        self.filters = filters
+        self.values = values
+        self.build: Callable[[Iterable[Fact], dict[object, list[Fact]]], None] = (
+            self._compile(table)
+        )
+
+    def __repr__(self) -> str:
+        return f"IndexSpec({self.relation}, filters={self.filters}, values={self.values})"
+
+    def _compile(self, table: TermTable) -> Callable[..., None]:
+        lines = ["def build(facts, index):", "    for t in facts:"]
+        indent = "        "
+        for path, functor in self.filters:
+            lines.append(f"{indent}if F[{_path_expr('t', path)}] == {functor}:")
+            indent += "    "
+        key = _key_expr([_path_expr("t", path) for path in self.values])
+        lines += [
+            f"{indent}k = {key}",
+            f"{indent}found = index.get(k)",
+            f"{indent}if found is None:",
+            f"{indent}    index[k] = [t]",
+            f"{indent}else:",
+            f"{indent}    found.append(t)",
+        ]
+        namespace: dict[str, object] = {"A": table.args, "F": table.functor}
+        exec("\n".join(lines), namespace)  # source generated from interned ids only
+        build: Callable[..., None] = namespace["build"]  # type: ignore[assignment]
+        return build
+
+
+class SpecRegistry:
+    """Interns index specs so that equal specs share one index per database."""
+
+    def __init__(self, table: TermTable) -> None:
+        self.table = table
+        self._specs: dict[tuple[str, tuple[tuple[Path, int], ...], tuple[Path, ...]], IndexSpec] = {}
+
+    def get(
+        self, relation: str, filters: tuple[tuple[Path, int], ...], values: tuple[Path, ...]
+    ) -> IndexSpec:
+        key = (relation, filters, values)
+        found = self._specs.get(key)
+        if found is None:
+            found = self._specs[key] = IndexSpec(relation, filters, values, self.table)
+        return found
+
+
+def _path_expr(root: str, path: Path) -> str:
+    expr = f"{root}[{path[0]}]"
+    for step in path[1:]:
+        expr = f"A[{expr}][{step}]"
+    return expr
+
+
+def _key_expr(parts: Sequence[str]) -> str:
+    if len(parts) == 1:
+        return parts[0]
+    return "(" + "".join(part + ", " for part in parts) + ")"
+
+
+@dataclass
+class _Pattern:
+    """How a positive or negated literal meets the variables bound before it."""
+
+    filters: list[tuple[Path, int]]
+    values: list[tuple[Path, str]]  # (path, expression of a constant id or a bound variable)
+    binds: list[tuple[Path, str]]  # first occurrence of an unbound variable
+    checks: list[tuple[Path, str]]  # later occurrence of a variable bound in this same literal
+
+
+def _analyse(atom: Atom, bound: set[str], table: TermTable, names: dict[str, str]) -> _Pattern:
+    pattern = _Pattern([], [], [], [])
+    binding: set[str] = set()
+
+    def visit(term: Term, path: Path) -> None:
+        if isinstance(term, Constant):
+            pattern.values.append((path, str(table.constant(term.name))))
+        elif isinstance(term, Variable):
+            if term.name in bound:
+                pattern.values.append((path, names[term.name]))
+            elif term.name in binding:
+                pattern.checks.append((path, names[term.name]))
+            else:
+                binding.add(term.name)
+                pattern.binds.append((path, names[term.name]))
+        else:
+            pattern.filters.append((path, table.functor_id(term.name, len(term.args))))
+            for i, arg in enumerate(term.args):
+                visit(arg, (*path, i))
+
+    for i, arg in enumerate(atom.args):
+        visit(arg, (i,))
+    return pattern
+
+
+def _variables(literal: Literal) -> set[str]:
+    return {v.name for v in literal.variables()}
+
+
+class RulePlanner:
+    """Compiles rules into join functions over one term table and one registry of index specs."""
+
+    def __init__(self, table: TermTable, specs: SpecRegistry, size: Callable[[str], int | None]) -> None:
+        self.table = table
+        self.specs = specs
+        #: Known number of facts of a relation (complete relations only), to prefer small ones.
+        self.size = size
+
+    def compile(self, head: Atom, body: tuple[Literal, ...], delta: int | None = None) -> RuleFunction:
+        """The join function of ``head :- body``; literal number ``delta`` reads the last round's news."""
+        names: dict[str, str] = {}
+        for variable in itertools.chain(head.variables(), *(lit.variables() for lit in body)):
+            names.setdefault(variable.name, f"v{len(names)}")
+        order = self._order(body, delta)
+        lines: list[str] = []
+        prelude = ["def rule(R, IX, out):"]
+        constants: dict[str, object] = {"A": self.table.args, "C": self.table.compound}
+        indent = "    "
+        bound: set[str] = set()
+        loop = 0
+        for position, literal in order:
+            if isinstance(literal, Distinct):
+                left, right = self._term(literal.left, names), self._term(literal.right, names)
+                lines.append(f"{indent}if {left} != {right}:")
+                indent += "    "
+                continue
+            assert not isinstance(literal, Or), "split_disjunctions removes every or"
+            negated = isinstance(literal, Not)
+            atom = literal.atom if isinstance(literal, Not) else literal
+            relation = relation_key(atom)
+            if position == delta:
+                relation = DELTA + relation
+            pattern = _analyse(atom, bound, self.table, names)
+            if negated and pattern.binds:
+                raise GameDefinitionError(
+                    f"unsafe rule: variables of {literal} are not bound in {_show(head, body)}"
+                )
+            source = self._source(relation, atom, pattern, constants, prelude)
+            key = _key_expr([expr for _, expr in pattern.values])
+            if source.startswith("r"):
+                key = "(" + "".join(expr + ", " for _, expr in pattern.values) + ")"
+            if not pattern.binds and not pattern.checks:
+                lines.append(f"{indent}if {key} {'not in' if negated else 'in'} {source}:")
+                indent += "    "
+                continue
+            fact = f"t{loop}"
+            loop += 1
+            if pattern.values or pattern.filters:
+                lines.append(f"{indent}for {fact} in {source}.get({key}, ()):")
+            else:
+                lines.append(f"{indent}for {fact} in {source}:")
+            indent += "    "
+            for path, name in pattern.binds:
+                lines.append(f"{indent}{name} = {_path_expr(fact, path)}")
+            for path, name in pattern.checks:
+                lines.append(f"{indent}if {_path_expr(fact, path)} == {name}:")
+                indent += "    "
+            bound |= _variables(atom)
+        unbound = _variables(head) - bound
+        if unbound:
+            shown = ", ".join("?" + name for name in sorted(unbound))
+            raise GameDefinitionError(f"unsafe rule: {shown} not bound by the body of {_show(head, body)}")
+        lines.append(f"{indent}out(({''.join(self._term(arg, names) + ', ' for arg in head.args)}))")
+        source = "\n".join(prelude + lines)
+        exec(source, constants)  # source generated from the rule's structure
+        constants["rule"].source = source  # type: ignore[attr-defined]
+        function: RuleFunction = constants["rule"]  # type: ignore[assignment]
+        return function
+
+    def _source(
+        self, relation: str, atom: Atom, pattern: _Pattern, constants: dict[str, object], prelude: list[str]
+    ) -> str:
+        """The local name of what a literal reads: the relation's set (``r...``) or an index (``x...``)."""
+        top_level = tuple((i,) for i in range(len(atom.args)))
+        paths = tuple(path for path, _ in pattern.values)
+        name = f"{len(prelude)}"
+        if not pattern.filters and (not pattern.values or (paths == top_level and not pattern.binds)):
+            prelude.append(f"    r{name} = R[{relation!r}]")
+            return "r" + name
+        spec = self.specs.get(relation, tuple(pattern.filters), paths)
+        constants["S" + name] = spec
+        prelude.append(f"    x{name} = IX(S{name})")
+        return "x" + name
+
+    def _term(self, term: Term, names: dict[str, str]) -> str:
+        if isinstance(term, Constant):
+            return str(self.table.constant(term.name))
+        if isinstance(term, Variable):
+            return names[term.name]
+        functor = self.table.functor_id(term.name, len(term.args))
+        return f"C(({functor}, {''.join(self._term(arg, names) + ', ' for arg in term.args)}))"
+
+    def _order(self, body: tuple[Literal, ...], delta: int | None) -> list[tuple[int, Literal]]:
+        """Literals in join order, each with its position in ``body``."""
+        remaining = list(enumerate(body))
+        bound: set[str] = set()
+        order: list[tuple[int, Literal]] = []
+        while remaining:
+            ready = [
+                item for item in remaining
+                if not isinstance(item[1], Atom) and _variables(item[1]) <= bound
+            ]
+            if ready:
+                chosen = ready[0]
+            else:
+                positives = [item for item in remaining if isinstance(item[1], Atom)]
+                if not positives:
+                    # Unsafe: report it on the first literal left, when it is compiled.
+                    chosen = remaining[0]
+                else:
+                    chosen = max(positives, key=lambda item: self._score(item, bound, delta))
+            remaining.remove(chosen)
+            order.append(chosen)
+            bound |= _variables(chosen[1])
+        return order
+
+    def _score(self, item: tuple[int, Literal], bound: set[str], delta: int | None) -> tuple[int, ...]:
+        position, literal = item
+        assert isinstance(literal, Atom)
+        free = _variables(literal) - bound
+        known = sum(1 for _ in _known_parts(literal.args, bound))
+        size = self.size(relation_key(literal))
+        return (
+            int(not free),
+            int(position == delta),
+            int(size is not None and size <= 1),
+            known,
+            -(size if size is not None else 1000),
+            -len(free),
+        )
+
+
+def _known_parts(terms: Sequence[Term], bound: set[str]) -> Iterator[Term]:
+    for term in terms:
+        if isinstance(term, Constant) or (isinstance(term, Variable) and term.name in bound):
+            yield term
+        elif isinstance(term, Function):
+            yield from _known_parts(term.args, bound)
+
+
+def _show(head: Atom, body: tuple[Literal, ...]) -> str:
+    return str(Rule(head, body))

@@ -1,0 +1,151 @@
+"""The Datalog reasoner: game relations by bottom-up evaluation, sharing everything a state cannot change.
+
+The strata of a game fall into three layers. Static strata (relations that depend on neither ``true``
+nor ``does``) run once per game. State strata (depending on ``true`` only) run per state, and only
+those that the relation asked for (``legal``, ``terminal``, ``goal``) needs, with the results kept
+for the most recently used states. Move strata (depending on ``does``) run per joint move, for
+``next``. A state is a frozenset of interned fluent ids; terms of the clause model appear only at the
+API boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import islice
+
+import networkx as nx
+
+from gdl.check import CheckedProgram
+from gdl.datalog.evaluator import Database, Evaluator
+from gdl.errors import GameDefinitionError
+from gdl.syntax.model import Term
+
+#: A state of this reasoner: the ids of its fluents.
+DatalogState = frozenset[int]
+
+#: How many evaluated states are kept (a playout visits each state about four times in a row).
+CACHE_SIZE = 512
+
+
+class _StateResults:
+    """A state's database with the strata run so far and the answers already given."""
+
+    __slots__ = ("database", "done", "goals", "legal", "terminal")
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self.done: set[int] = set()
+        self.legal: dict[int, tuple[Term, ...]] = {}
+        self.goals: dict[int, tuple[Term, ...]] = {}
+        self.terminal: bool | None = None
+
+
+class DatalogReasoner:
+    """A :class:`gdl.engines.base.Reasoner` over a stratified bottom-up Datalog evaluator."""
+
+    def __init__(self, checked: CheckedProgram) -> None:
+        self.checked = checked
+        self.evaluator = evaluator = Evaluator(checked)
+        self.table = table = evaluator.table
+        graph: nx.DiGraph = checked.graph
+        depends_on = {node: nx.descendants(graph, node) | {node} for node in graph.nodes}
+
+        def layer(number: int) -> int:
+            uses = set().union(*(depends_on.get(r, {r}) for r in checked.strata[number].relations))
+            return 2 if "does" in uses else 1 if "true" in uses else 0
+
+        layers = [layer(number) for number in range(len(checked.strata))]
+        self._static = Database()
+        for number, level in enumerate(layers):
+            if level == 0:
+                evaluator.run(number, self._static)
+                evaluator.note_sizes(self._static, evaluator.stratum(number).heads)
+
+        def needed(relation: str, level: int) -> tuple[int, ...]:
+            uses = depends_on.get(relation, {relation})
+            return tuple(
+                number for number, stratum in enumerate(checked.strata)
+                if layers[number] == level and stratum.relations & uses
+            )
+
+        self._legal_strata = needed("legal", 1)
+        self._terminal_strata = needed("terminal", 1)
+        self._goal_strata = needed("goal", 1)
+        self._next_state_strata = needed("next", 1)
+        self._next_move_strata = needed("next", 2)
+
+        self.roles: tuple[str, ...] = tuple(
+            str(rule.head.args[0]) for rule in checked.program.rules
+            if rule.head.relation == "role" and len(rule.head.args) == 1 and not rule.body
+        )
+        self._role_ids = tuple(table.constant(role) for role in self.roles)
+        self._initial: DatalogState = frozenset(fact[0] for fact in self._static.facts("init/1"))
+        self._cache: dict[DatalogState, _StateResults] = {}
+
+    # -- states -------------------------------------------------------------------------------------
+
+    def initial(self) -> DatalogState:
+        return self._initial
+
+    def fluents(self, state: DatalogState) -> frozenset[Term]:
+        term = self.table.term
+        return frozenset(term(fluent) for fluent in state)
+
+    def from_fluents(self, fluents: Iterable[Term]) -> DatalogState:
+        intern = self.table.intern
+        return frozenset(intern(fluent) for fluent in fluents)
+
+    def _results(self, state: DatalogState, strata: tuple[int, ...]) -> _StateResults:
+        results = self._cache.get(state)
+        if results is None:
+            if len(self._cache) >= CACHE_SIZE:
+                for old in list(islice(self._cache, CACHE_SIZE // 2)):
+                    del self._cache[old]
+            database = Database(self._static)
+            database.own("true/1", ((fluent,) for fluent in state))
+            results = self._cache[state] = _StateResults(database)
+        done = results.done
+        for number in strata:
+            if number not in done:
+                self.evaluator.run(number, results.database)
+                done.add(number)
+        return results
+
+    # -- relations ----------------------------------------------------------------------------------
+
+    def legal(self, state: DatalogState, role: int) -> tuple[Term, ...]:
+        results = self._results(state, self._legal_strata)
+        found = results.legal.get(role)
+        if found is None:
+            found = results.legal[role] = self._by_role(results.database, "legal/2", role)
+        return found
+
+    def goals(self, state: DatalogState, role: int) -> tuple[Term, ...]:
+        results = self._results(state, self._goal_strata)
+        found = results.goals.get(role)
+        if found is None:
+            found = results.goals[role] = self._by_role(results.database, "goal/2", role)
+        return found
+
+    def terminal(self, state: DatalogState) -> bool:
+        results = self._results(state, self._terminal_strata)
+        if results.terminal is None:
+            results.terminal = bool(results.database.facts("terminal/0"))
+        return results.terminal
+
+    def next(self, state: DatalogState, moves: Sequence[Term]) -> DatalogState:
+        if len(moves) != len(self.roles):
+            raise GameDefinitionError(f"joint move has {len(moves)} moves for {len(self.roles)} roles")
+        results = self._results(state, self._next_state_strata)
+        database = Database(results.database)
+        intern = self.table.intern
+        database.own("does/2", zip(self._role_ids, map(intern, moves), strict=True))
+        for number in self._next_move_strata:
+            self.evaluator.run(number, database)
+        return frozenset(fact[0] for fact in database.facts("next/1"))
+
+    def _by_role(self, database: Database, relation: str, role: int) -> tuple[Term, ...]:
+        role_id = self._role_ids[role]
+        table = self.table
+        ids = sorted({fact[1] for fact in database.facts(relation) if fact[0] == role_id}, key=table.text)
+        return tuple(table.term(i) for i in ids)
