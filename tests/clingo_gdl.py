@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import clingo
 
+from gdl.check import check_text
+from gdl.game import Game
 from gdl.syntax.model import Atom, Constant, Distinct, Literal, Not, Or, Rule, Term, Variable
-from gdl.syntax.reader import parse_program
+from gdl.syntax.reader import parse_program, parse_term
 
 
 def _ident(name: str) -> str:
@@ -120,3 +122,39 @@ class ClingoGame:
     def joint_moves(self, state: frozenset[str]) -> list[dict[str, str]]:
         moves = [self.legal(state, role) for role in self.roles]
         return [dict(zip(self.roles, combo, strict=True)) for combo in itertools.product(*moves)]
+
+
+class ClingoReasoner:
+    """The :class:`gdl.engines.base.Reasoner` protocol on top of :class:`ClingoGame`."""
+
+    def __init__(self, path: Path) -> None:
+        self.oracle = ClingoGame(path)
+        self.roles = self.oracle.roles
+
+    def initial(self) -> frozenset[str]:
+        return self.oracle.initial
+
+    def fluents(self, state: frozenset[str]) -> frozenset[Term]:
+        return frozenset(map(parse_term, state))
+
+    def from_fluents(self, fluents: Iterable[Term]) -> frozenset[str]:
+        return frozenset(map(str, fluents))
+
+    def legal(self, state: frozenset[str], role: int) -> tuple[Term, ...]:
+        return tuple(map(parse_term, self.oracle.legal(state, self.roles[role])))
+
+    def next(self, state: frozenset[str], moves: Sequence[Term]) -> frozenset[str]:
+        return self.oracle.next(state, dict(zip(self.roles, map(str, moves), strict=True)))
+
+    def terminal(self, state: frozenset[str]) -> bool:
+        return self.oracle.terminal(state)
+
+    def goals(self, state: frozenset[str], role: int) -> tuple[Term, ...]:
+        return tuple(map(parse_term, self.oracle.goals(state, self.roles[role])))
+
+
+def clingo_game(path: Path) -> Game:
+    """A :class:`gdl.Game` whose reasoning is done by clingo."""
+    result = check_text(path.read_text(encoding="utf-8"), str(path))
+    assert result.checked is not None, [d.format() for d in result.diagnostics]
+    return Game(result.checked, ClingoReasoner(path), path.stem)

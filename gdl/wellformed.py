@@ -1,0 +1,589 @@
+"""Dynamic well-formedness: explore a game's reachable states and decide what GDL asks of a game.
+
+The specification asks more than valid syntax of a game: it must terminate, every role must always
+have a legal move, every terminal state must give each role exactly one goal value, goals should be
+monotonic, and the game must be winnable. :func:`analyse` explores the reachable states breadth-first
+from the initial state within a budget and decides each property as ``True``, ``False`` or ``None``
+(not decided). A verdict is only ever ``True`` when it was proven: for the universal properties that
+means the whole state space was explored. Every ``False`` comes with a :class:`Counterexample`, a
+sequence of joint moves from the initial state that a test (or a user) can replay.
+
+>>> import gdl
+>>> report = analyse(gdl.load("games/buttons.kif"))
+>>> report.complete, report.terminating, report.strongly_winnable
+(True, True, True)
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TextIO
+
+from gdl.errors import GameDefinitionError
+from gdl.game import Game, State
+from gdl.syntax.model import Term
+
+#: A decided property (True or False) or an undecided one (None).
+Verdict = bool | None
+
+#: One move per role, in the order of :attr:`Game.roles`.
+JointMove = tuple[Term, ...]
+
+#: The properties in the order reports list them.
+PROPERTIES = (
+    "terminating",
+    "playable",
+    "goals_defined",
+    "monotonic",
+    "weakly_winnable",
+    "strongly_winnable",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Counterexample:
+    """Why a property fails: the joint moves (KIF text, role order) from the initial state that show it.
+
+    For non-termination, ``moves[cycle_start:]`` is a cycle: playing it from the state reached after
+    ``moves[:cycle_start]`` returns to that same state. For a failure of winnability, no single play
+    can show that no play wins, so ``moves`` leads to a terminal state with the role's best goal value.
+    """
+
+    property: str
+    message: str
+    moves: tuple[tuple[str, ...], ...] = ()
+    cycle_start: int | None = None
+
+    def to_json(self, roles: Sequence[str]) -> dict[str, Any]:
+        return {
+            "property": self.property,
+            "message": self.message,
+            "moves": [dict(zip(roles, joint, strict=True)) for joint in self.moves],
+            "cycle_start": self.cycle_start,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Simulation:
+    """Evidence from random playouts (no proof): how many ended in a terminal state within the limit."""
+
+    playouts: int
+    depth_limit: int
+    ended: int
+    longest: int
+
+    def __str__(self) -> str:
+        return (
+            f"{self.ended} of {self.playouts} random playouts ended within {self.depth_limit} moves"
+            f" (longest {self.longest})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A snapshot of a running exploration, for progress displays."""
+
+    states: int
+    frontier: int
+    depth: int
+    seconds: float
+    max_states: int
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What the exploration found. Counts are lower bounds unless ``complete``."""
+
+    game: str
+    roles: tuple[str, ...]
+    reachable_states: int
+    terminal_states: int
+    max_depth: int
+    complete: bool
+    terminating: Verdict
+    playable: Verdict
+    goals_defined: Verdict
+    monotonic: Verdict
+    weakly_winnable: Verdict
+    strongly_winnable: Verdict
+    counterexamples: tuple[Counterexample, ...]
+    longest_play: int | None = None
+    simulation: Simulation | None = None
+    interrupted: bool = False
+    seconds: float = 0.0
+
+    def verdict(self, name: str) -> Verdict:
+        value: Verdict = getattr(self, name)
+        return value
+
+    def counterexample(self, name: str) -> Counterexample | None:
+        return next((c for c in self.counterexamples if c.property == name), None)
+
+    @property
+    def failed(self) -> bool:
+        """Whether some property is violated (a multi-player game need not be strongly winnable)."""
+        return bool(self.counterexamples)
+
+    def to_json(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "game": self.game,
+            "roles": list(self.roles),
+            "reachable_states": self.reachable_states,
+            "terminal_states": self.terminal_states,
+            "max_depth": self.max_depth,
+            "complete": self.complete,
+        }
+        result.update({name: self.verdict(name) for name in PROPERTIES})
+        result["counterexamples"] = [c.to_json(self.roles) for c in self.counterexamples]
+        result["longest_play"] = self.longest_play
+        result["simulation"] = None if self.simulation is None else {
+            "playouts": self.simulation.playouts,
+            "depth_limit": self.simulation.depth_limit,
+            "ended": self.simulation.ended,
+            "longest": self.simulation.longest,
+        }
+        result["interrupted"] = self.interrupted
+        result["seconds"] = round(self.seconds, 3)
+        return result
+
+    def format(self) -> str:
+        """A human-readable account: counts, one line per property, then the counterexamples."""
+        extent = "explored all" if self.complete else "explored (budget reached)"
+        if self.interrupted:
+            extent = "interrupted after"
+        lines = [
+            f"{self.game}: {extent} {self.reachable_states} reachable states "
+            f"({self.terminal_states} terminal, depth {self.max_depth}) in {self.seconds:.1f} s"
+        ]
+        for name in PROPERTIES:
+            lines.append(f"  {name.replace('_', ' '):<18} {self._explain(name)}")
+        for example in self.counterexamples:
+            lines.append(f"counterexample ({example.property.replace('_', ' ')}): {example.message}")
+            lines.extend(_format_moves(example, self.roles))
+        return "\n".join(lines)
+
+    def _explain(self, name: str) -> str:
+        value = self.verdict(name)
+        if value is True:
+            if name == "terminating" and self.longest_play is not None:
+                return f"yes (longest play: {self.longest_play} moves)"
+            return "yes"
+        if value is False:
+            return "no"
+        if name == "terminating" and self.simulation is not None:
+            return f"not proven ({self.simulation})"
+        return "not proven (state space not fully explored)"
+
+
+def _format_moves(example: Counterexample, roles: Sequence[str]) -> Iterator[str]:
+    if not example.moves:
+        yield "    (in the initial state)"
+    for number, joint in enumerate(example.moves, 1):
+        if len(roles) == 1:
+            shown = joint[0]
+        else:
+            shown = ", ".join(f"{role} {move}" for role, move in zip(roles, joint, strict=True))
+        mark = "  <- cycle starts" if example.cycle_start == number - 1 else ""
+        yield f"    {number}. {shown}{mark}"
+    if example.cycle_start is not None:
+        yield f"    (back to the state after move {example.cycle_start})"
+
+
+@dataclass(slots=True)
+class _Node:
+    """A discovered state; ``edges`` is None until the state is expanded."""
+
+    state: State
+    depth: int
+    parent: int | None
+    move: JointMove | None
+    terminal: bool = False
+    goals: dict[str, int] | None = None
+    edges: list[tuple[JointMove, int]] | None = None
+
+
+@dataclass(slots=True)
+class _Evaluation:
+    """What one state says: terminal, goals (or the problem with them), legal moves per role."""
+
+    terminal: bool
+    goals: dict[str, int] | None
+    goal_problem: str
+    legal: tuple[tuple[Term, ...], ...]
+    stuck: str  # a role without a legal move in a non-terminal state, or ""
+
+
+class _Analysis:
+    """One run of the analysis: the explored graph and the first counterexample of each property."""
+
+    def __init__(self, game: Game, progress: Callable[[Progress], None] | None) -> None:
+        self.game = game
+        self.roles = game.roles
+        self.progress = progress
+        self.nodes: list[_Node] = []
+        self.index: dict[State, int] = {}
+        self.failures: dict[str, Counterexample] = {}
+        # Per role: the best goal value seen in a terminal state and the moves that reach it.
+        self.best: dict[str, tuple[int, tuple[tuple[str, ...], ...]]] = {}
+        self.cycle_found = False
+        self.complete = False
+        self.interrupted = False
+        self.simulation: Simulation | None = None
+        self.started = time.monotonic()
+
+    # -- evaluation shared by the exploration and the playouts ------------------------------------
+
+    def evaluate(self, state: State) -> _Evaluation:
+        terminal = state.is_terminal()
+        try:
+            goals: dict[str, int] | None = state.goals()
+            problem = ""
+        except GameDefinitionError as error:
+            goals, problem = None, str(error)
+        legal: list[tuple[Term, ...]] = []
+        stuck = ""
+        if not terminal:
+            for role in self.roles:
+                try:
+                    legal.append(tuple(state.legal_moves(role)))
+                except GameDefinitionError:
+                    legal.append(())
+                    stuck = stuck or role
+        return _Evaluation(terminal, goals, problem, tuple(legal), stuck)
+
+    def observe(self, evaluation: _Evaluation, moves: Callable[[], tuple[tuple[str, ...], ...]]) -> None:
+        """Record the failures and goal witnesses a state shows; ``moves`` is the way to it."""
+        if evaluation.goals is None:
+            self.fail("monotonic", f"goals are not defined in a reachable state: {evaluation.goal_problem}",
+                      moves)
+            if evaluation.terminal:
+                self.fail("goals_defined", evaluation.goal_problem, moves)
+        elif evaluation.terminal:
+            for role, value in evaluation.goals.items():
+                if value > self.best.get(role, (-1, ()))[0]:
+                    self.best[role] = (value, moves())
+        if evaluation.stuck:
+            self.fail("playable", f"role {evaluation.stuck!r} has no legal move in a non-terminal state",
+                      moves)
+
+    def fail(self, name: str, message: str, moves: Callable[[], tuple[tuple[str, ...], ...]],
+             cycle_start: int | None = None) -> None:
+        if name not in self.failures:
+            self.failures[name] = Counterexample(name, message, moves(), cycle_start)
+
+    def path(self, node_id: int, then: JointMove = ()) -> tuple[tuple[str, ...], ...]:
+        """The joint moves (KIF text) by which breadth-first search first reached a node, then ``then``."""
+        moves: list[tuple[str, ...]] = [_text(then)] if then else []
+        node = self.nodes[node_id]
+        while node.parent is not None and node.move is not None:
+            moves.append(_text(node.move))
+            node = self.nodes[node.parent]
+        return tuple(reversed(moves))
+
+    # -- breadth-first exploration -----------------------------------------------------------------
+
+    def explore(self, max_states: int, deadline: float) -> None:
+        self.discover(self.game.initial_state(), 0, None, None)
+        queue = deque([0])
+        last_report = 0.0
+        while queue:
+            now = time.monotonic()
+            if now > deadline:
+                return
+            if self.progress is not None and now - last_report > 0.2:
+                last_report = now
+                self.progress(Progress(len(self.nodes), len(queue), self.nodes[queue[-1]].depth,
+                                       now - self.started, max_states))
+            node_id = queue[0]
+            if not self.expand(node_id, max_states, deadline, queue):
+                return
+            queue.popleft()
+        self.complete = True
+
+    def discover(self, state: State, depth: int, parent: int | None, move: JointMove | None) -> int:
+        self.nodes.append(_Node(state, depth, parent, move))
+        self.index[state] = len(self.nodes) - 1
+        return len(self.nodes) - 1
+
+    def expand(self, node_id: int, max_states: int, deadline: float, queue: deque[int]) -> bool:
+        """Evaluate a node and add its successors; False when the budget does not allow it."""
+        node = self.nodes[node_id]
+        evaluation = self.evaluate(node.state)
+        node.terminal, node.goals = evaluation.terminal, evaluation.goals
+        self.observe(evaluation, lambda: self.path(node_id))
+        successors: list[tuple[JointMove, State]] = []
+        for joint in () if evaluation.terminal else itertools.product(*evaluation.legal):
+            if time.monotonic() > deadline:
+                return False
+            successors.append((joint, node.state.next(dict(zip(self.roles, joint, strict=True)))))
+        new = {state for _, state in successors if state not in self.index}
+        if len(self.nodes) + len(new) > max_states:
+            return False
+        edges = []
+        for joint, state in successors:
+            child = self.index.get(state)
+            if child is None:
+                child = self.discover(state, node.depth + 1, node_id, joint)
+                queue.append(child)
+            edges.append((joint, child))
+        node.edges = edges
+        return True
+
+    # -- termination -------------------------------------------------------------------------------
+
+    def find_cycle(self) -> tuple[int, list[JointMove]] | None:
+        """A cycle among expanded states (its first node and its moves), by iterative depth-first search.
+
+        As a by-product, when there is no cycle and everything was expanded, :attr:`longest` holds the
+        longest play from each node.
+        """
+        white, grey, black = 0, 1, 2
+        colour = [white] * len(self.nodes)
+        self.longest = [0] * len(self.nodes)
+        for root in range(len(self.nodes)):
+            if colour[root] != white:
+                continue
+            colour[root] = grey
+            stack: list[tuple[int, Iterator[tuple[JointMove, int]], JointMove | None]] = [
+                (root, iter(self.nodes[root].edges or ()), None)
+            ]
+            while stack:
+                node_id, edges, _ = stack[-1]
+                step = next(edges, None)
+                if step is None:
+                    colour[node_id] = black
+                    stack.pop()
+                    children = self.nodes[node_id].edges or ()
+                    self.longest[node_id] = max((self.longest[c] + 1 for _, c in children), default=0)
+                    continue
+                joint, child = step
+                if colour[child] == grey:
+                    position = next(i for i, entry in enumerate(stack) if entry[0] == child)
+                    moves = [entry[2] for entry in stack[position + 1:]]
+                    return child, [m for m in moves if m is not None] + [joint]
+                if colour[child] == white:
+                    colour[child] = grey
+                    stack.append((child, iter(self.nodes[child].edges or ()), joint))
+        return None
+
+    def check_termination(self) -> None:
+        cycle = self.find_cycle()
+        if cycle is None:
+            return
+        start, moves = cycle
+        prefix = self.path(start)
+        self.cycle_found = True
+        self.fail(
+            "terminating",
+            f"a cycle of {len(moves)} joint move(s) returns to a reachable non-terminal state",
+            lambda: prefix + tuple(_text(m) for m in moves),
+            cycle_start=len(prefix),
+        )
+
+    # -- goals -------------------------------------------------------------------------------------
+
+    def check_monotonic(self) -> None:
+        for node_id, node in enumerate(self.nodes):
+            if node.goals is None or not node.edges:
+                continue
+            for joint, child in node.edges:
+                after = self.nodes[child].goals
+                if after is None:
+                    continue
+                for role in self.roles:
+                    if after[role] < node.goals[role]:
+                        self.fail(
+                            "monotonic",
+                            f"the goal value of {role} drops from {node.goals[role]} to {after[role]}",
+                            partial(self.path, node_id, joint),
+                        )
+                        return
+
+    # -- winnability -------------------------------------------------------------------------------
+
+    def forced_win(self, role: str, optimistic: bool) -> bool:
+        """Whether ``role`` can force goal 100 from the initial state in the explored graph.
+
+        Retrograde analysis (the least fixpoint of an AND-OR search): a state is won when it is
+        terminal with goal 100, or when the role has a move such that every joint move with it leads
+        to a won state. Unexpanded states count as won when ``optimistic``, as lost otherwise, which
+        gives an upper and a lower bound of the truth.
+        """
+        me = self.roles.index(role)
+        won = [False] * len(self.nodes)
+        # For each (state, move of the role): how many of its joint moves do not lead to a won state yet.
+        pending: dict[tuple[int, Term], int] = {}
+        parents: list[list[tuple[int, Term]]] = [[] for _ in self.nodes]
+        queue: deque[int] = deque()
+        for node_id, node in enumerate(self.nodes):
+            if node.edges is None:
+                won[node_id] = optimistic
+            elif node.terminal:
+                won[node_id] = node.goals is not None and node.goals[role] == 100
+            for joint, child in node.edges or ():
+                key = (node_id, joint[me])
+                pending[key] = pending.get(key, 0) + 1
+                parents[child].append(key)
+            if won[node_id]:
+                queue.append(node_id)
+        while queue:
+            for key in parents[queue.popleft()]:
+                pending[key] -= 1
+                if pending[key] == 0 and not won[key[0]]:
+                    won[key[0]] = True
+                    queue.append(key[0])
+        return won[0]
+
+    def check_winnability(self) -> tuple[Verdict, Verdict]:
+        losers = [role for role in self.roles if self.best.get(role, (-1, ()))[0] < 100]
+        weak: Verdict = True if not losers else (False if self.complete else None)
+        if any(self.forced_win(role, optimistic=False) for role in self.roles):
+            strong: Verdict = True
+        elif self.complete or not any(self.forced_win(role, optimistic=True) for role in self.roles):
+            strong = False
+        else:
+            strong = None
+        for role in losers if weak is False else ():
+            value, moves = self.best.get(role, (None, ()))
+            best = "no terminal state is reachable" if value is None else f"the best is {value}"
+            self.fail("weakly_winnable", f"no play gives {role} goal 100; {best}", partial(tuple, moves))
+        if strong is False and len(self.roles) == 1:
+            role = self.roles[0]
+            value, moves = self.best.get(role, (None, ()))
+            best = "no terminal state is reachable" if value is None else f"the best is {value}"
+            self.fail("strongly_winnable", f"a single-player game must be winnable; {best}",
+                      partial(tuple, moves))
+        return weak, strong
+
+    # -- random playouts ---------------------------------------------------------------------------
+
+    def simulate(self, playouts: int, depth_limit: int, deadline: float, seed: int) -> None:
+        """Random playouts from the initial state: evidence, never proof, except for what they find."""
+        generator = random.Random(seed)
+        ended = longest = played = 0
+        for _ in range(playouts):
+            if time.monotonic() > deadline:
+                break
+            played += 1
+            state = self.game.initial_state()
+            seen = {state: 0}
+            moves: list[tuple[str, ...]] = []
+            for depth in range(depth_limit + 1):
+                evaluation = self.evaluate(state)
+                self.observe(evaluation, partial(tuple, moves))
+                if evaluation.terminal:
+                    ended += 1
+                    longest = max(longest, depth)
+                    break
+                if evaluation.stuck or depth == depth_limit or time.monotonic() > deadline:
+                    break
+                joint = tuple(generator.choice(options) for options in evaluation.legal)
+                moves.append(_text(joint))
+                state = state.next(dict(zip(self.roles, joint, strict=True)))
+                if state in seen:
+                    self.cycle_found = True
+                    start = seen[state]
+                    self.fail(
+                        "terminating",
+                        f"a cycle of {len(moves) - start} joint move(s) returns to a reachable state"
+                        " (found by a random playout)",
+                        partial(tuple, moves),
+                        cycle_start=start,
+                    )
+                    break
+                seen[state] = len(moves)
+        self.simulation = Simulation(played, depth_limit, ended, longest)
+
+    # -- the report --------------------------------------------------------------------------------
+
+    def report(self) -> Report:
+        self.check_termination()
+        self.check_monotonic()
+        weak, strong = self.check_winnability()
+        decided_true: Verdict = True if self.complete else None
+        verdicts = {name: (False if name in self.failures else decided_true) for name in PROPERTIES}
+        verdicts["weakly_winnable"], verdicts["strongly_winnable"] = weak, strong
+        if self.cycle_found:
+            verdicts["terminating"] = False
+        longest_play = None
+        if verdicts["terminating"] is True and self.nodes:
+            longest_play = self.longest[0]
+        order = {name: i for i, name in enumerate(PROPERTIES)}
+        return Report(
+            game=self.game.name,
+            roles=self.roles,
+            reachable_states=len(self.nodes),
+            terminal_states=sum(node.terminal for node in self.nodes),
+            max_depth=max((node.depth for node in self.nodes), default=0),
+            complete=self.complete,
+            counterexamples=tuple(sorted(self.failures.values(), key=lambda c: order[c.property])),
+            longest_play=longest_play,
+            simulation=self.simulation,
+            interrupted=self.interrupted,
+            seconds=time.monotonic() - self.started,
+            **verdicts,
+        )
+
+
+def _text(joint: JointMove) -> tuple[str, ...]:
+    return tuple(map(str, joint))
+
+
+def analyse(
+    game: Game,
+    max_states: int = 100_000,
+    seconds: float = 60.0,
+    playouts: int = 100,
+    depth_limit: int = 1000,
+    seed: int = 0,
+    progress: Callable[[Progress], None] | None = None,
+) -> Report:
+    """Explore ``game`` within the budget and decide its well-formedness properties.
+
+    Three quarters of ``seconds`` go to the breadth-first exploration; when it does not cover the
+    whole space, the rest goes to up to ``playouts`` random playouts of at most ``depth_limit`` moves.
+    Ctrl-C (KeyboardInterrupt) stops the work and returns what is known so far.
+    """
+    analysis = _Analysis(game, progress)
+    try:
+        analysis.explore(max_states, analysis.started + 0.75 * seconds)
+        if not analysis.complete:
+            analysis.simulate(playouts, depth_limit, analysis.started + seconds, seed)
+    except KeyboardInterrupt:
+        analysis.interrupted = True
+    return analysis.report()
+
+
+class ProgressBar:
+    """A one-line progress display on a terminal stream; does nothing on other streams."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self.stream = stream
+        self.active = stream.isatty()
+
+    def __call__(self, progress: Progress) -> None:
+        if not self.active:
+            return
+        filled = math.floor(30 * min(1.0, progress.states / max(progress.max_states, 1)))
+        self.stream.write(
+            f"\r[{'#' * filled}{'.' * (30 - filled)}] {progress.states} states, "
+            f"{progress.frontier} to expand, depth {progress.depth}, {progress.seconds:.0f} s "
+        )
+        self.stream.flush()
+
+    def close(self) -> None:
+        """Erase the progress line."""
+        if self.active:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+__all__ = ["PROPERTIES", "Counterexample", "Progress", "ProgressBar", "Report", "Simulation", "analyse"]
