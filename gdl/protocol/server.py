@@ -1,0 +1,334 @@
+"""The player server: answers a game manager's messages for any number of matches at once.
+
+Each START creates a fresh player for its match. The player's own work (``start``, ``play``, ``stop``)
+runs in a thread pool so that the event loop keeps answering other matches; the server waits for it
+only until the deadline (the clock minus a safety margin for the network) and, should the player
+overrun or fail, answers with a random legal move instead, so that no clock is ever missed.
+
+A request that makes no sense (garbage bytes, an unknown match id, a PLAY before START, a game that
+fails the checker) gets an HTTP 400 reply ``error: ...`` and a log line; the server keeps running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import socket
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+from urllib.parse import unquote
+
+from aiohttp import web
+
+from gdl.errors import (
+    GameDefinitionError,
+    IllegalMoveError,
+    InvalidGameError,
+    ProtocolError,
+    UnknownRoleError,
+)
+from gdl.game import Game, State, parse
+from gdl.players.base import Player
+from gdl.protocol.messages import Abort, Info, Message, Play, Preview, Start, Stop, parse_message
+from gdl.syntax.model import Term
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Replies use the content type of the GGP protocol, and the CORS headers that ggp-base sends so that
+#: browser-based game managers may talk to the player.
+HEADERS = {
+    "Content-Type": "text/acl",
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": "POST, GET, OPTIONS",
+    "Access-Control-Allow-Headers": "Content-Type",
+    "Access-Control-Allow-Age": "86400",
+    "Access-Control-Max-Age": "86400",
+}
+
+#: Request bodies above this size are refused; the largest known game is under 50 kB.
+MAX_BODY = 4 * 1024 * 1024
+
+#: Seconds of silence (plus ten play clocks) after which a match counts as abandoned by its manager.
+ABANDONED_AFTER = 600.0
+
+#: Bodies up to this size are read on the event loop; larger ones (START) in a thread.
+INLINE_BODY = 4096
+
+
+def shorten(text: str, limit: int = 200) -> str:
+    """A message cut short for a log line."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+@dataclass
+class _Session:
+    """One match as this server plays it."""
+
+    game: Game
+    role: str
+    player: Player
+    play_clock: float
+    state: State
+    turn: int = 0
+    last_seen: float = field(default_factory=time.monotonic)
+    #: The player's last call, which may still run in its thread after the server has answered.
+    busy: asyncio.Future[Any] | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class PlayerServer:
+    """Serves fresh players made by ``make_player`` to game managers over HTTP.
+
+    ``margin`` is the time (seconds) kept back from every clock for the network; it is capped at a
+    quarter of the clock so that short clocks still leave time to think. INFO reports ``busy`` while
+    ``capacity`` matches are running (START is accepted regardless: the manager decides).
+    """
+
+    def __init__(
+        self,
+        make_player: Callable[[], Player],
+        name: str = "gdl",
+        margin: float = 0.5,
+        capacity: int = 1,
+        workers: int = 64,
+        engine: str = "auto",
+        seed: int | None = None,
+    ) -> None:
+        self.make_player = make_player
+        self.name = name
+        self.margin = margin
+        self.capacity = capacity
+        self.engine = engine
+        self.matches: dict[str, _Session] = {}
+        self.executor = ThreadPoolExecutor(workers, thread_name_prefix="gdl-player")
+        self.random = random.Random(seed)
+        self._background: set[asyncio.Task[None]] = set()
+
+    # -- HTTP ------------------------------------------------------------------------------
+
+    def application(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_BODY)
+        app.router.add_route("*", "/{path:.*}", self.handle)
+        app.on_cleanup.append(self._close)
+        return app
+
+    async def _close(self, app: web.Application) -> None:
+        for task in self._background:
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    async def handle(self, request: web.Request) -> web.Response:
+        received = time.monotonic()
+        peer = request.remote or "?"
+        if request.method == "OPTIONS":
+            return web.Response(body=b"", headers=HEADERS)
+        try:
+            if request.method == "POST":
+                body: bytes | str = await request.read()
+            elif request.method == "GET":
+                # ggp-base puts the message in the path of a GET; a bare GET asks who is there.
+                body = unquote(request.raw_path.lstrip("/").lstrip("?")) or "(INFO)"
+            else:
+                raise ProtocolError(f"HTTP method {request.method} is not part of the GGP protocol")
+            message = await self._parse(body)
+            logger.debug("%s <- %s", peer, shorten(str(message)))
+            reply = await self.reply(message, received)
+        except ProtocolError as problem:
+            logger.warning("%s: bad request: %s", peer, problem)
+            return web.Response(body=f"error: {problem}".encode(), status=400, headers=HEADERS)
+        except Exception as problem:  # a server must outlive any request
+            logger.exception("%s: request failed", peer)
+            text = f"error: internal error: {type(problem).__name__}: {problem}"
+            return web.Response(body=text.encode(), status=500, headers=HEADERS)
+        logger.debug("%s -> %s (%.3f s)", peer, shorten(reply), time.monotonic() - received)
+        return web.Response(body=reply.encode(), headers=HEADERS)
+
+    async def _parse(self, body: bytes | str) -> Message:
+        if len(body) <= INLINE_BODY:
+            return parse_message(body)
+        return await self._in_thread(parse_message, body)
+
+    async def _in_thread(self, function: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, function, *args)
+
+    # -- messages --------------------------------------------------------------------------
+
+    async def reply(self, message: Message, received: float) -> str:
+        """The reply to one message received at ``received`` (a monotonic instant)."""
+        match message:
+            case Info():
+                status = "busy" if len(self.matches) >= self.capacity else "available"
+                return f"((name {self.name}) (status {status}))"
+            case Preview(rules, _):
+                await self._game(rules)
+                return "ready"
+            case Start():
+                return await self._start(message, received)
+            case Play(match_id, moves):
+                return await self._play(self._session(match_id, "PLAY"), moves, received)
+            case Stop(match_id, moves):
+                return await self._finish(match_id, moves, "done")
+            case Abort(match_id):
+                return await self._finish(match_id, None, "aborted")
+
+    def _deadline(self, received: float, clock: float) -> float:
+        return received + clock - min(self.margin, clock / 4)
+
+    async def _game(self, rules: str) -> Game:
+        try:
+            return await self._in_thread(parse, rules, self.engine)
+        except InvalidGameError as problem:
+            raise ProtocolError(f"the rules fail the checker: {problem}") from None
+
+    def _session(self, match_id: str, what: str) -> _Session:
+        try:
+            return self.matches[match_id]
+        except KeyError:
+            raise ProtocolError(f"{what} for unknown match id {match_id!r} (no START seen for it)") from None
+
+    def _forget_abandoned(self, now: float) -> None:
+        """Drop matches whose manager has been silent far longer than a turn: it will not STOP them."""
+        for match_id, session in list(self.matches.items()):
+            if now - session.last_seen > ABANDONED_AFTER + 10 * session.play_clock:
+                logger.warning("forgetting match %s: silent for %.0f s", match_id, now - session.last_seen)
+                del self.matches[match_id]
+
+    async def _start(self, start: Start, received: float) -> str:
+        self._forget_abandoned(received)
+        if start.match_id in self.matches:
+            raise ProtocolError(f"START for match id {start.match_id!r}, which is already running")
+        game = await self._game(start.rules)
+        if start.role not in game.roles:
+            raise ProtocolError(
+                f"START with role {start.role!r}, not a role of the game ({', '.join(game.roles)})"
+            )
+        player = self.make_player()
+        session = _Session(game, start.role, player, start.play_clock, game.initial_state())
+        self.matches[start.match_id] = session
+        deadline = self._deadline(received, start.start_clock)
+        session.busy = asyncio.get_running_loop().run_in_executor(
+            self.executor,
+            player.start,
+            game,
+            start.role,
+            max(0.0, deadline - time.monotonic()),
+            start.play_clock - min(self.margin, start.play_clock / 4),
+        )
+        # Answer at the deadline even if the player is still preparing; PLAY waits for it.
+        await self._settle(session, deadline, "start")
+        return "ready"
+
+    async def _settle(self, session: _Session, deadline: float, what: str) -> bool:
+        """Wait until the player's last call has returned or the deadline has come; whether it returned."""
+        if session.busy is None:
+            return True
+        try:
+            await asyncio.wait_for(asyncio.shield(session.busy), max(0.0, deadline - time.monotonic()))
+        except TimeoutError:
+            logger.warning("player %s overran its deadline in %s", session.role, what)
+            return False
+        except Exception:
+            logger.exception("player %s failed in %s", session.role, what)
+        session.busy = None
+        return True
+
+    def _advance(self, session: _Session, moves: tuple[Term, ...] | None, what: str) -> None:
+        """Play the previous joint move, as the manager reports it, on the session's state."""
+        if moves is None:
+            if session.turn:
+                raise ProtocolError(f"{what} with NIL moves after turn {session.turn}")
+            return
+        roles = session.game.roles
+        if len(moves) != len(roles):
+            raise ProtocolError(f"{what} with {len(moves)} move(s) for {len(roles)} role(s)")
+        try:
+            session.state = session.state.next(dict(zip(roles, moves, strict=True)))
+        except (IllegalMoveError, GameDefinitionError, UnknownRoleError) as problem:
+            raise ProtocolError(f"{what} with moves this player cannot follow: {problem}") from None
+
+    async def _play(self, session: _Session, moves: tuple[Term, ...] | None, received: float) -> str:
+        session.last_seen = received
+        async with session.lock:
+            self._advance(session, moves, "PLAY")
+            session.turn += 1
+            state = session.state
+            if state.is_terminal():
+                raise ProtocolError("PLAY in a terminal state: the game is over")
+            deadline = self._deadline(received, session.play_clock)
+            move: Term | None = None
+            if await self._settle(session, deadline, "a previous call"):
+                session.busy = asyncio.get_running_loop().run_in_executor(
+                    self.executor, session.player.play, state, deadline
+                )
+                busy = session.busy
+                if await self._settle(session, deadline, f"play (turn {session.turn})"):
+                    move = _result(busy)
+            if move is None or not state.is_legal(session.role, move):
+                if move is not None:
+                    logger.warning("player %s chose the illegal move %s", session.role, move)
+                move = self.random.choice(state.legal_moves(session.role))
+                logger.warning(
+                    "answering turn %d for %s with the random move %s", session.turn, session.role, move
+                )
+            return str(move)
+
+    async def _finish(self, match_id: str, moves: tuple[Term, ...] | None, reply: str) -> str:
+        what = "STOP" if reply == "done" else "ABORT"
+        session = self._session(match_id, what)
+        del self.matches[match_id]
+        try:
+            self._advance(session, moves, what)
+        except ProtocolError as problem:
+            logger.warning("%s: %s", match_id, problem)
+        # The player is told in the background: nobody waits for its last words.
+        task = asyncio.get_running_loop().create_task(self._stop_player(session))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return reply
+
+    async def _stop_player(self, session: _Session) -> None:
+        if session.busy is not None:
+            await asyncio.gather(session.busy, return_exceptions=True)
+        try:
+            await self._in_thread(session.player.stop, session.state)
+        except Exception:
+            logger.exception("player %s failed to stop", session.role)
+
+
+def _result(future: asyncio.Future[Any]) -> Term | None:
+    """The move a finished player call returned, or None when it raised (already logged)."""
+    if future.cancelled() or future.exception() is not None:
+        return None
+    result: Term = future.result()
+    return result
+
+
+@dataclass
+class RunningServer:
+    """A player server listening on a socket; ``url`` is where game managers reach it."""
+
+    runner: web.AppRunner
+    url: str
+    port: int
+
+    async def close(self) -> None:
+        await self.runner.cleanup()
+
+
+async def start_server(server: PlayerServer, host: str = "127.0.0.1", port: int = 0) -> RunningServer:
+    """Start listening (port 0 picks a free port) and return at once."""
+    sock = socket.create_server((host, port), reuse_port=False)
+    runner = web.AppRunner(server.application(), access_log=None)
+    await runner.setup()
+    await web.SockSite(runner, sock).start()
+    bound = sock.getsockname()[1]
+    shown = "127.0.0.1" if host in ("", "0.0.0.0") else host
+    return RunningServer(runner, f"http://{shown}:{bound}", bound)

@@ -1,0 +1,148 @@
+"""Helpers for the protocol tests: player servers on loopback in a background thread, raw HTTP, and
+misbehaving players (late, garbage, hanging up) for the game manager to cope with."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from aiohttp import web
+
+from gdl.game import State
+from gdl.players.base import Player
+from gdl.protocol.messages import Play, Start, parse_message
+from gdl.protocol.server import PlayerServer, start_server
+from gdl.syntax.model import Term
+
+T = TypeVar("T")
+
+
+class FirstLegal(Player):
+    """Plays the first legal move at once."""
+
+    name = "first"
+
+    def play(self, state: State, deadline: float) -> Term:
+        return state.legal_moves(self.role)[0]
+
+
+class Overrunning(Player):
+    """Thinks past every deadline."""
+
+    name = "overrunning"
+
+    def play(self, state: State, deadline: float) -> Term:
+        time.sleep(max(0.0, deadline - time.monotonic()) + 0.3)
+        return state.legal_moves(self.role)[0]
+
+
+class Crashing(Player):
+    """Raises instead of choosing a move."""
+
+    name = "crashing"
+
+    def play(self, state: State, deadline: float) -> Term:
+        raise RuntimeError("this player always fails")
+
+
+class Background:
+    """An event loop in a daemon thread, for servers that synchronous tests talk to."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coroutine: Awaitable[T], timeout: float = 30.0) -> T:
+        async def wrapped() -> T:
+            return await coroutine
+
+        return asyncio.run_coroutine_threadsafe(wrapped(), self.loop).result(timeout)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+
+@contextmanager
+def serving(server: PlayerServer) -> Iterator[str]:
+    """Run a player server on a free loopback port in a background thread; yields its URL."""
+    background = Background()
+    running = background.run(start_server(server, "127.0.0.1", 0))
+    try:
+        yield running.url
+    finally:
+        background.run(running.close())
+        background.close()
+
+
+def request(url: str, body: bytes = b"", method: str = "POST", path: str = "/") -> tuple[int, str, bytes]:
+    """One raw HTTP request; the status, the content type and the body of the reply."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=30)
+    try:
+        connection.request(method, path, body=body, headers={"Content-Type": "text/acl"})
+        response = connection.getresponse()
+        return response.status, response.getheader("Content-Type", ""), response.read()
+    finally:
+        connection.close()
+
+
+# -- misbehaving players, written directly on aiohttp: the player server itself never misbehaves ----
+
+Answer = Callable[[Any], Awaitable[bytes]]
+
+
+async def start_scripted(answer: Answer) -> tuple[web.AppRunner, str]:
+    """A player whose reply to each parsed message is ``await answer(message)``."""
+
+    async def handle(request: web.Request) -> web.Response:
+        message = parse_message(await request.read())
+        return web.Response(body=await answer(message), headers={"Content-Type": "text/acl"})
+
+    app = web.Application()
+    app.router.add_post("/", handle)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    return runner, f"http://127.0.0.1:{port}/"
+
+
+def late(delay: float) -> Answer:
+    """Answers START at once and every PLAY only after ``delay`` seconds."""
+
+    async def answer(message: Any) -> bytes:
+        if isinstance(message, Play):
+            await asyncio.sleep(delay)
+            return b"noop"
+        return b"ready" if isinstance(message, Start) else b"done"
+
+    return answer
+
+
+async def garbage(message: Any) -> bytes:
+    """Answers every PLAY with bytes that are no move."""
+    if isinstance(message, Play):
+        return b"\xff\xfe((garbage"
+    return b"ready" if isinstance(message, Start) else b"done"
+
+
+async def start_hanging_up() -> tuple[asyncio.Server, str]:
+    """A 'player' that reads the request and closes the connection without a word."""
+
+    async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(1024)
+        writer.close()
+
+    server = await asyncio.start_server(hang_up, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    return server, f"http://127.0.0.1:{port}/"

@@ -1,0 +1,121 @@
+"""The player server over real HTTP on loopback: the standard exchange, several matches at once, and
+survival of every malformed or unexpected request."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from protocol_support import Crashing, FirstLegal, Overrunning, request, serving
+
+import gdl
+from gdl.protocol.server import PlayerServer
+
+GAMES = Path(__file__).resolve().parent.parent / "games"
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    with serving(PlayerServer(FirstLegal, name="tester", margin=0.1)) as url:
+        yield url
+
+
+def post(url: str, text: str | bytes) -> tuple[int, str]:
+    status, content_type, body = request(url, text.encode() if isinstance(text, str) else text)
+    assert content_type == "text/acl"
+    return status, body.decode("utf-8", "replace")
+
+
+def rules(name: str) -> str:
+    return (GAMES / name).read_text(encoding="utf-8")
+
+
+def test_info_names_the_player_and_its_status(url: str) -> None:
+    assert post(url, "(INFO)") == (200, "((name tester) (status available))")
+    assert post(url, "( info )") == (200, "((name tester) (status available))")
+
+
+def test_options_preflight_and_get_get_cors_headers(url: str) -> None:
+    status, _, body = request(url, method="OPTIONS")
+    assert (status, body) == (200, b"")
+    # ggp-base puts the message in the path of a GET request.
+    status, content_type, body = request(url, method="GET", path="/(INFO)")
+    assert (status, content_type, body) == (200, "text/acl", b"((name tester) (status available))")
+
+
+@pytest.mark.parametrize(
+    ("body", "complaint"),
+    [
+        (b"\xff\xfe\x00garbage", "not UTF-8"),
+        (b"(PLAY nobody NIL)", "unknown match id 'nobody'"),
+        (b"(STOP nobody NIL)", "unknown match id 'nobody'"),
+        (b"(ABORT nobody)", "unknown match id 'nobody'"),
+        (b"(START m1 robot ((role robot) (init)) 10 10)", "fail the checker"),
+        (b"(START m1 ghost (BUTTONS) 10 10)", "not a role of the game"),
+        (b"(PREVIEW ((<= (legal ?r a))) 10)", "fail the checker"),
+        (b"(DANCE)", "unknown message 'DANCE'"),
+    ],
+)
+def test_bad_requests_get_a_clear_error_reply(url: str, body: bytes, complaint: str) -> None:
+    status, text = post(url, body.replace(b"BUTTONS", rules("buttons.kif").encode()))
+    assert status == 400
+    assert text.startswith("error: ") and complaint in text
+    # ... and the server still answers.
+    assert post(url, "(INFO)")[0] == 200
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=200) | st.text(alphabet="()?;abc PLAYSTOP\n1", max_size=60).map(str.encode))
+def test_any_bytes_over_http_give_a_reply_never_a_crash(url: str, body: bytes) -> None:
+    status, text = post(url, body)
+    assert status in (200, 400)
+    assert status == 200 or text.startswith("error: ")
+    assert post(url, "(INFO)")[0] == 200
+
+
+def test_a_whole_match_by_hand(url: str) -> None:
+    game = gdl.parse(rules("buttons.kif"))
+    text = rules("buttons.kif")
+    assert post(url, f"(START hand.1 robot ({text}) 10 5)") == (200, "ready")
+    assert post(url, "(START hand.1 robot ((role robot)) 10 5)")[0] == 400  # the id is taken
+    state = game.initial_state()
+    moves = "NIL"
+    while not state.is_terminal():
+        status, move = post(url, f"(PLAY hand.1 {moves})")
+        assert status == 200
+        assert state.is_legal("robot", move)
+        state = state.next({"robot": move})
+        moves = f"({move})"
+    assert post(url, f"(PLAY hand.1 {moves})")[0] == 400  # nothing to play in a terminal state
+    assert post(url, f"(STOP hand.1 {moves})") == (200, "done")
+    assert post(url, "(PLAY hand.1 NIL)")[0] == 400  # the match is over
+
+
+def test_moves_the_player_cannot_follow_are_refused(url: str) -> None:
+    text = rules("buttons.kif")
+    assert post(url, f"(START follow.1 robot ({text}) 10 5)") == (200, "ready")
+    assert "2 move(s) for 1 role(s)" in post(url, "(PLAY follow.1 (a b))")[1]
+    status, reply = post(url, "(PLAY follow.1 (press))")
+    assert status == 400 and "cannot follow" in reply
+    status, reply = post(url, "(PLAY follow.1 NIL)")
+    assert status == 200
+    status, reply = post(url, "(PLAY follow.1 NIL)")
+    assert status == 400 and "NIL moves after turn 1" in reply
+    assert post(url, "(ABORT follow.1)") == (200, "aborted")
+
+
+@pytest.mark.parametrize("kind", [Overrunning, Crashing])
+def test_a_late_or_failing_player_still_answers_a_legal_move_in_time(kind: type) -> None:
+    text = rules("buttons.kif")
+    game = gdl.parse(text)
+    with serving(PlayerServer(kind, margin=0.2)) as url:
+        assert post(url, f"(START m robot ({text}) 5 1)") == (200, "ready")
+        sent = time.monotonic()
+        status, move = post(url, "(PLAY m NIL)")
+        assert time.monotonic() - sent < 1.0  # within the play clock, whatever the player does
+        assert status == 200 and game.initial_state().is_legal("robot", move)
+        assert post(url, "(ABORT m)") == (200, "aborted")
