@@ -45,3 +45,7 @@ class ProtocolError(ValueError):
 
 class GameTooLargeError(ValueError):
     """A game too large to instantiate within the budgets of atoms and time."""
+
+
+class PlayerSpecError(ValueError):
+    """A player description (``KIND[:option=value,...]``) with an unknown kind or option or a bad value."""

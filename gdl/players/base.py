@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any
 
 from gdl.game import Game, State
 from gdl.syntax.model import Term
@@ -12,11 +13,22 @@ class Player(ABC):
     """A player is told the game, its role and the clocks, asked for moves, and told when it ends.
 
     Clocks are in seconds. ``deadline`` values are :func:`time.monotonic` instants by which the player
-    must have answered; a player should keep a safety margin.
+    must have answered; a player should keep a safety margin. The caller (a :class:`gdl.match.Match`,
+    the CLI, a network server) calls :meth:`start` once, then :meth:`play` once per step, then
+    :meth:`stop` when the match is over or :meth:`abort` when it is abandoned. A player object plays one
+    match at a time; :meth:`start` resets whatever it learnt in an earlier match.
     """
 
     #: A short name for tables and logs, e.g. ``"mcts"``.
     name: str = "player"
+
+    #: A person at a terminal: match runners wait for their moves instead of enforcing the play clock.
+    is_human: bool = False
+
+    game: Game
+    role: str
+    start_clock: float
+    play_clock: float
 
     def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
         """A match begins; preparation may use up to ``start_clock`` seconds."""
@@ -30,4 +42,15 @@ class Player(ABC):
         """Choose a legal move for :attr:`role` in ``state`` before ``deadline``."""
 
     def stop(self, state: State) -> None:  # noqa: B027 - optional hook
-        """The match ended in ``state`` (terminal, or aborted when it is not)."""
+        """The match ended in ``state`` (terminal)."""
+
+    def abort(self, state: State) -> None:
+        """The match was abandoned in the non-terminal ``state``; by default the same as :meth:`stop`."""
+        self.stop(state)
+
+    def info(self) -> dict[str, Any]:
+        """What the player last found out (e.g. ``{"iterations": 812}``), for logs; empty by default."""
+        return {}
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"

@@ -1,0 +1,285 @@
+"""The match runner: players play a game under clocks, and the record says what happened.
+
+>>> import gdl
+>>> from gdl.match import Match
+>>> from gdl.players import make_player
+>>> game = gdl.load("games/tictactoe.kif")
+>>> players = {"xplayer": make_player("minimax"), "oplayer": make_player("random:seed=1")}
+>>> record = Match(game, players, play_clock=1.0).run()
+>>> record.goals["xplayer"] >= 50
+True
+
+Like a GGP game server, the runner never lets one player stop a match. A player that raises, answers
+with something that is not a legal move, or has not answered by its deadline gets an error recorded
+and a random legal move played for it, and the match goes on. Each player runs in its own worker
+thread, so the runner stops waiting at the deadline even when a player blocks; a blocked player's
+later calls queue behind the one it is stuck in. Human players (``is_human``) are waited for.
+
+By default a role with exactly one legal move (e.g. ``noop`` while the other side moves) plays it
+without asking its player, so that players sharing this process do not slow each other down;
+``ask_forced=True`` asks every player every step, as GGP servers do.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import itertools
+import queue
+import random
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from gdl.errors import GameDefinitionError, KifSyntaxError, UnknownRoleError
+from gdl.game import Game, State
+from gdl.players.base import Player
+from gdl.syntax.model import Term
+from gdl.syntax.reader import parse_term
+
+
+class _Worker:
+    """A daemon thread that runs one player's calls in order; :meth:`submit` returns a future."""
+
+    def __init__(self, name: str) -> None:
+        self._calls: queue.Queue[tuple[concurrent.futures.Future[Any], Callable[[], Any]] | None] = (
+            queue.Queue()
+        )
+        threading.Thread(target=self._serve, name=f"gdl-player-{name}", daemon=True).start()
+
+    def submit(self, call: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self._calls.put((future, call))
+        return future
+
+    def close(self) -> None:
+        self._calls.put(None)
+
+    def _serve(self) -> None:
+        while (item := self._calls.get()) is not None:
+            future, call = item
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(call())
+                except BaseException as problem:  # any failure of a player is its error
+                    future.set_exception(problem)
+
+
+@dataclass
+class MatchRecord:
+    """What happened in a match. Step ``i`` leads from ``states[i]`` by ``moves[i]`` to ``states[i+1]``.
+
+    ``times[i]`` and ``errors[i]`` hold, per role, the seconds its player took (0 when it was not asked)
+    and the error it made at step ``i`` ("" for none). ``goals`` is empty unless the match completed.
+    """
+
+    match_id: str
+    game: str
+    roles: tuple[str, ...]
+    players: dict[str, str]
+    start_clock: float
+    play_clock: float
+    start_time: float
+    states: list[State] = field(default_factory=list)
+    state_times: list[float] = field(default_factory=list)
+    moves: list[dict[str, str]] = field(default_factory=list)
+    times: list[dict[str, float]] = field(default_factory=list)
+    errors: list[dict[str, str]] = field(default_factory=list)
+    start_errors: dict[str, str] = field(default_factory=dict)
+    stop_errors: dict[str, str] = field(default_factory=dict)
+    goals: dict[str, int] = field(default_factory=dict)
+    completed: bool = False
+    aborted: bool = False
+    abort_reason: str = ""
+
+    def error_count(self, role: str) -> int:
+        """How many errors the player of ``role`` made, at the start, in moves and at the stop."""
+        moves = sum(bool(step.get(role)) for step in self.errors)
+        return moves + bool(self.start_errors.get(role)) + bool(self.stop_errors.get(role))
+
+    def to_json(self) -> dict[str, Any]:
+        """The record in the ggp-base match format (JSON-ready), plus a few gdl keys."""
+        in_order = self.roles
+        return {
+            "matchId": self.match_id,
+            "gameName": self.game,
+            "roles": list(in_order),
+            "playerNamesFromHost": [self.players[r] for r in in_order],
+            "startTime": round(self.start_time * 1000),
+            "startClock": self.start_clock,
+            "playClock": self.play_clock,
+            "states": ["(" + " ".join(sorted(map(str, s.fluents()))) + ")" for s in self.states],
+            "stateTimes": [round(t * 1000) for t in self.state_times],
+            "moves": [[step[r] for r in in_order] for step in self.moves],
+            "moveTimes": [[round(step[r], 4) for r in in_order] for step in self.times],
+            "errors": [[step.get(r, "") for r in in_order] for step in self.errors],
+            "startErrors": [self.start_errors.get(r, "") for r in in_order],
+            "goalValues": [self.goals[r] for r in in_order] if self.goals else [],
+            "isCompleted": self.completed,
+            "isAborted": self.aborted,
+            "abortReason": self.abort_reason,
+        }
+
+
+class Match:
+    """A match of ``game`` between ``players`` (role -> player) under a start and a play clock (seconds).
+
+    ``grace`` seconds beyond each deadline are allowed for thread scheduling; ``seed`` makes the random
+    moves played for faulty players reproducible; ``max_steps`` aborts a match that runs too long;
+    ``on_step(record)`` is called after every step (and once at the start) to show progress.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        players: Mapping[str, Player],
+        start_clock: float = 10.0,
+        play_clock: float = 10.0,
+        *,
+        grace: float = 0.1,
+        seed: int | None = None,
+        ask_forced: bool = False,
+        max_steps: int | None = None,
+        on_step: Callable[[MatchRecord], None] | None = None,
+    ) -> None:
+        wanted = {game.roles[game.role_index(r)]: p for r, p in players.items()}
+        missing = [r for r in game.roles if r not in wanted]
+        if missing:
+            raise UnknownRoleError(f"no player for role(s): {', '.join(missing)}")
+        shared = [r for r in wanted if any(wanted[o] is wanted[r] for o in wanted if o != r)]
+        if shared:
+            raise ValueError(f"roles {', '.join(shared)} share one player object; give each role its own")
+        if start_clock <= 0 or play_clock <= 0:
+            raise ValueError(f"clocks must be positive, got start {start_clock} and play {play_clock}")
+        self.game = game
+        self.players = wanted
+        self.start_clock = start_clock
+        self.play_clock = play_clock
+        self.grace = grace
+        self.rng = random.Random(seed)
+        self.ask_forced = ask_forced
+        self.max_steps = max_steps
+        self.on_step = on_step
+
+    def run(self) -> MatchRecord:
+        """Play the match to its end (or abort it) and return the record."""
+        roles = self.game.roles
+        record = MatchRecord(
+            match_id=f"{self.game.name}.{uuid.uuid4().hex[:12]}",
+            game=self.game.name,
+            roles=roles,
+            players={r: self.players[r].name for r in roles},
+            start_clock=self.start_clock,
+            play_clock=self.play_clock,
+            start_time=time.time(),
+        )
+        workers = {r: _Worker(r) for r in roles}
+        try:
+            self._play(record, workers)
+        finally:
+            for worker in workers.values():
+                worker.close()
+        return record
+
+    def _play(self, record: MatchRecord, workers: dict[str, _Worker]) -> None:
+        game, roles = self.game, self.game.roles
+        started = {
+            r: workers[r].submit(partial(self.players[r].start, game, r, self.start_clock, self.play_clock))
+            for r in roles
+        }
+        self._collect(started, time.monotonic() + self.start_clock, record.start_errors)
+        state = game.initial_state()
+        record.states.append(state)
+        record.state_times.append(time.time())
+        if self.on_step:
+            self.on_step(record)
+        try:
+            for step in itertools.count():
+                if state.is_terminal():
+                    break
+                if self.max_steps is not None and step >= self.max_steps:
+                    record.aborted, record.abort_reason = True, f"no terminal state after {step} steps"
+                    break
+                state = self._step(state, record, workers)
+                record.states.append(state)
+                record.state_times.append(time.time())
+                if self.on_step:
+                    self.on_step(record)
+            if not record.aborted:
+                record.goals = state.goals()
+                record.completed = True
+        except GameDefinitionError as problem:
+            record.aborted, record.abort_reason = True, str(problem)
+        ended = {}
+        for role, player in self.players.items():
+            end = player.stop if record.completed else player.abort
+            ended[role] = workers[role].submit(partial(end, state))
+        self._collect(ended, time.monotonic() + self.play_clock, record.stop_errors)
+
+    def _step(self, state: State, record: MatchRecord, workers: dict[str, _Worker]) -> State:
+        """Ask the players, repair faulty answers with random legal moves, and make the joint move."""
+        roles = self.game.roles
+        legal = {r: state.legal_moves(r) for r in roles}
+        deadline = time.monotonic() + self.play_clock
+        asked = {
+            r: workers[r].submit(partial(self.players[r].play, state, deadline))
+            for r in roles
+            if self.ask_forced or len(legal[r]) > 1
+        }
+        errors: dict[str, str] = {}
+        answers, times = self._collect(asked, deadline, errors)
+        joint: dict[str, Term] = {}
+        for role in roles:
+            move = _as_legal_move(answers[role], legal[role]) if role in answers else None
+            if move is None and role in answers:
+                errors[role] = f"illegal move: {answers[role]!s}"
+            if move is None:
+                move = legal[role][0] if len(legal[role]) == 1 else self.rng.choice(legal[role])
+            joint[role] = move
+        record.moves.append({r: str(joint[r]) for r in roles})
+        record.times.append({r: round(times.get(r, 0.0), 6) for r in roles})
+        record.errors.append({r: errors.get(r, "") for r in roles})
+        return state.next(joint)
+
+    def _collect(
+        self, futures: dict[str, concurrent.futures.Future[Any]], deadline: float, errors: dict[str, str]
+    ) -> tuple[dict[str, Any], dict[str, float]]:
+        """The answers given by ``deadline`` (humans: whenever they answer) and the seconds each took.
+
+        Exceptions and missed deadlines are written to ``errors`` (role -> message).
+        """
+        begun = time.monotonic()
+        finished: dict[str, float] = {}
+        for role, future in futures.items():
+            future.add_done_callback(partial(_note_time, finished, role))
+        timed = [f for r, f in futures.items() if not self.players[r].is_human]
+        concurrent.futures.wait(timed, timeout=max(0.0, deadline + self.grace - begun))
+        concurrent.futures.wait([f for f in futures.values() if f not in timed])
+        answers: dict[str, Any] = {}
+        times: dict[str, float] = {}
+        for role, future in futures.items():
+            times[role] = finished.get(role, time.monotonic()) - begun
+            if not future.done():
+                errors[role] = f"no answer within the clock ({deadline - begun:.2f} s)"
+            elif (problem := future.exception()) is not None:
+                errors[role] = f"{type(problem).__name__}: {problem}"
+            else:
+                answers[role] = future.result()
+        return answers, times
+
+
+def _note_time(finished: dict[str, float], role: str, _: concurrent.futures.Future[Any]) -> None:
+    finished.setdefault(role, time.monotonic())
+
+
+def _as_legal_move(answer: Any, legal: list[Term]) -> Term | None:
+    """The legal move the answer (a term or KIF text) names, or None."""
+    if isinstance(answer, str):
+        try:
+            answer = parse_term(answer)
+        except KifSyntaxError:
+            return None
+    return answer if answer in legal else None

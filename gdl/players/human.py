@@ -1,0 +1,62 @@
+"""The human player: a person chooses moves at a terminal prompt."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from gdl.errors import KifSyntaxError
+from gdl.game import State
+from gdl.players.base import Player
+from gdl.syntax.model import Term
+from gdl.syntax.reader import parse_term
+
+
+class HumanPlayer(Player):
+    """Lists the legal moves, numbered, and reads a number or a move's KIF text until one is legal.
+
+    Invalid input is explained and asked again. The streams default to standard input and output;
+    tests pass scripted ones. End of input raises :class:`EOFError` (a match runner then records an
+    error and plays a random move instead).
+    """
+
+    name = "human"
+    is_human = True
+
+    def __init__(self, input: TextIO | None = None, output: TextIO | None = None) -> None:
+        self.input = input
+        self.output = output
+
+    def play(self, state: State, deadline: float) -> Term:
+        moves = state.legal_moves(self.role)
+        source = self.input or sys.stdin
+        out = self.output or sys.stdout
+        print(f"Legal moves for {self.role}:", file=out)
+        for number, move in enumerate(moves, 1):
+            print(f"  {number:>3}. {move}", file=out)
+        while True:
+            print(f"{self.role}> ", end="", file=out, flush=True)
+            line = source.readline()
+            if not line:
+                raise EOFError(f"input ended before {self.role} chose a move")
+            choice = _choose(line.strip(), moves)
+            if choice is not None:
+                return choice
+            print(
+                f"not a legal move: {line.strip()!r}; type a number from 1 to {len(moves)} or a move",
+                file=out,
+            )
+
+
+def _choose(text: str, moves: list[Term]) -> Term | None:
+    """The move meant by ``text`` (its number in the list or its KIF text), or None."""
+    if text.isdigit():
+        number = int(text)
+        return moves[number - 1] if 1 <= number <= len(moves) else None
+    if not text:
+        return None
+    try:
+        move = parse_term(text)
+    except KifSyntaxError:
+        return None
+    return move if move in moves else None

@@ -1,0 +1,153 @@
+"""The Monte Carlo tree search player: UCT, decoupled for simultaneous moves, reusing its tree.
+
+Every iteration walks down the tree choosing, for *each role separately*, the move with the highest
+UCB1 score from that role's own statistics at the node (decoupled UCT: roles that move at once do not
+see each other's choice; in turn-taking games only the role to move has a choice and this is plain
+UCT). The first joint move leading outside the tree adds one node, a random playout from it
+(:meth:`MctsPlayer.rollout`) scores every role, and the scores (goal / 100) are added along the path.
+The move played is the one of this player's moves visited most at the root.
+
+Between moves the subtree of the state actually reached is kept (tree reuse); a new match starts a new
+tree. The search stops at the deadline less a safety ``margin``, or after ``iterations`` iterations.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+from gdl.game import Game, State
+from gdl.players.base import Player
+from gdl.syntax.model import Term
+
+
+class _Node:
+    """A state in the tree with each role's move statistics (decoupled: one table per role)."""
+
+    __slots__ = ("children", "goals", "moves", "state", "totals", "visits")
+
+    def __init__(self, state: State, roles: tuple[str, ...]) -> None:
+        self.state = state
+        self.children: dict[tuple[int, ...], _Node] = {}
+        if state.is_terminal():
+            goals = state.goals()
+            self.goals: tuple[float, ...] | None = tuple(goals[r] / 100 for r in roles)
+            self.moves: tuple[list[Term], ...] = ()
+        else:
+            self.goals = None
+            self.moves = tuple(state.legal_moves(r) for r in roles)
+        self.visits = [[0] * len(m) for m in self.moves]
+        self.totals = [[0.0] * len(m) for m in self.moves]
+
+
+class MctsPlayer(Player):
+    """UCT with decoupled selection for simultaneous moves and tree reuse between moves.
+
+    Options: ``iterations`` (int) stops each search after that many iterations (the clock still
+    applies); ``c`` (float) is the UCB1 exploration constant for rewards in [0, 1]; ``seed`` (int) makes
+    the search reproducible when it is bounded by iterations; ``margin`` (float, seconds) is kept free
+    before the deadline.
+    """
+
+    name = "mcts"
+
+    def __init__(
+        self, iterations: int | None = None, c: float = 1.4, seed: int | None = None, margin: float = 0.1
+    ) -> None:
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"mcts iterations must be at least 1, got {iterations}")
+        if margin < 0:
+            raise ValueError(f"mcts margin must not be negative, got {margin}")
+        self.iterations = iterations
+        self.c = c
+        self.margin = margin
+        self.rng = random.Random(seed)
+        self._root: _Node | None = None
+        self._last: dict[str, Any] = {}
+
+    def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
+        super().start(game, role, start_clock, play_clock)
+        self._root = None
+        self._index = game.roles.index(role)
+
+    def info(self) -> dict[str, Any]:
+        return dict(self._last)
+
+    def play(self, state: State, deadline: float) -> Term:
+        root = self._reuse(state)
+        stop_at = deadline - self.margin
+        done = 0
+        while self.iterations is None or done < self.iterations:
+            if time.monotonic() >= stop_at:
+                break
+            self._iterate(root)
+            done += 1
+        visits = root.visits[self._index]
+        totals = root.totals[self._index]
+        best = max(range(len(visits)), key=lambda i: (visits[i], totals[i] / visits[i] if visits[i] else 0.0))
+        self._root = root
+        self._last = {
+            "iterations": done,
+            "visits": visits[best],
+            "value": round(100 * totals[best] / visits[best], 1) if visits[best] else None,
+        }
+        return root.moves[self._index][best]
+
+    def stop(self, state: State) -> None:
+        self._root = None
+
+    def _reuse(self, state: State) -> _Node:
+        """The node of ``state``: the old root or one of its children when the tree has it."""
+        root = self._root
+        if root is not None:
+            if root.state == state:
+                return root
+            for child in root.children.values():
+                if child.state == state:
+                    return child
+        return _Node(state, self.game.roles)
+
+    def _iterate(self, root: _Node) -> None:
+        """One selection, expansion, playout and backup from ``root``."""
+        path: list[tuple[_Node, tuple[int, ...]]] = []
+        node = root
+        while node.goals is None:
+            joint = tuple(self._select(node, r) for r in range(len(node.moves)))
+            path.append((node, joint))
+            child = node.children.get(joint)
+            if child is None:
+                moves = {role: m[i] for role, m, i in zip(self.game.roles, node.moves, joint, strict=True)}
+                child = _Node(node.state.next(moves), self.game.roles)
+                node.children[joint] = child
+                node = child
+                break
+            node = child
+        rewards = node.goals if node.goals is not None else self.rollout(node.state)
+        for visited, joint in path:
+            for r, i in enumerate(joint):
+                visited.visits[r][i] += 1
+                visited.totals[r][i] += rewards[r]
+
+    def _select(self, node: _Node, r: int) -> int:
+        """Role ``r``'s move at ``node`` by UCB1 on its own statistics; untried moves first, at random."""
+        visits = node.visits[r]
+        if len(visits) == 1:
+            return 0
+        untried = [i for i, n in enumerate(visits) if n == 0]
+        if untried:
+            return self.rng.choice(untried)
+        totals = node.totals[r]
+        log_n = math.log(sum(visits))
+        return max(
+            range(len(visits)), key=lambda i: totals[i] / visits[i] + self.c * math.sqrt(log_n / visits[i])
+        )
+
+    def rollout(self, state: State) -> tuple[float, ...]:
+        """Each role's reward in [0, 1] at the end of a uniformly random playout from ``state``."""
+        roles = self.game.roles
+        while not state.is_terminal():
+            state = state.next({r: self.rng.choice(state.legal_moves(r)) for r in roles})
+        goals = state.goals()
+        return tuple(goals[r] / 100 for r in roles)
