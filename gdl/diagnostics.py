@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from gdl.syntax.model import NO_SPAN, Span
+from gdl.span import NO_SPAN, Span
 
 
 class Level(StrEnum):

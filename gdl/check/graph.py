@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 import networkx as nx
 
@@ -43,3 +44,11 @@ def first_use(graph: nx.DiGraph, path: list[str]) -> Use:
     """The first use in source order along the first edge of ``path``."""
     uses: list[Use] = graph.edges[path[0], path[1]]["uses"]
     return min(uses, key=lambda use: use.atom.span.start)
+
+
+def describe_path(graph: nx.DiGraph, path: list[str]) -> str:
+    """A path of relation names as ``a -> not b -> c``, marking the edges that go through negation."""
+    parts = [path[0]]
+    for a, b in pairwise(path):
+        parts.append(("not " if graph.edges[a, b]["negative"] else "") + b)
+    return " -> ".join(parts)

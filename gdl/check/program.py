@@ -7,8 +7,13 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from gdl.check.dependencies import check_dependencies
 from gdl.check.graph import dependency_graph
+from gdl.check.keywords import check_keywords, check_required
+from gdl.check.recursion import check_recursion
+from gdl.check.safety import check_safety
 from gdl.check.stratify import Stratum, stratify
+from gdl.check.symbols import check_arities, check_usage
 from gdl.diagnostics import Diagnostic, has_errors
 from gdl.syntax.model import Program
 from gdl.syntax.reader import read
@@ -16,7 +21,18 @@ from gdl.syntax.reader import read
 #: A family of checks: given the program and its dependency graph, yield what is wrong with it.
 Check = Callable[[Program, nx.DiGraph], Iterable[Diagnostic]]
 
-_CHECKS: tuple[Check, ...] = ()
+_CHECKS: tuple[Check, ...] = (
+    check_keywords,
+    check_arities,
+    check_dependencies,
+    check_safety,
+    check_recursion,
+)
+
+#: Checks that ask whether something is defined or used anywhere in the program. After a syntax error
+#: the reader has left clauses out (after an unmatched parenthesis, all of them), so these would report
+#: what is only missing from the part that could be read: they run only when reading found no error.
+_COMPLETENESS_CHECKS: tuple[Check, ...] = (check_required, check_usage)
 
 _TOKEN = object()
 
@@ -54,7 +70,8 @@ def check(program: Program, prior: Iterable[Diagnostic] = ()) -> CheckResult:
     """Check a program; ``prior`` are diagnostics already found (by the reader) for the same source."""
     graph = dependency_graph(program)
     diagnostics = list(prior)
-    for family in _CHECKS:
+    families = _CHECKS if has_errors(diagnostics) else _CHECKS + _COMPLETENESS_CHECKS
+    for family in families:
         diagnostics.extend(family(program, graph))
     strata, problems = stratify(program, graph)
     diagnostics.extend(problems)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
 import networkx as nx
 
+from gdl.check.graph import describe_path
 from gdl.diagnostics import Diagnostic, error, warning
 from gdl.syntax.model import Atom, Constant, Program, Rule, walk_atoms
 
@@ -105,13 +105,6 @@ def _cycle_path(graph: nx.DiGraph, component: set[str], edge: tuple[str, str]) -
     return [u, *back]
 
 
-def _describe(graph: nx.DiGraph, path: list[str]) -> str:
-    parts = [path[0]]
-    for a, b in pairwise(path):
-        parts.append(("not " if graph.edges[a, b]["negative"] else "") + b)
-    return " -> ".join(parts)
-
-
 def stratify(
     program: Program, graph: nx.DiGraph
 ) -> tuple[tuple[Stratum, ...] | None, list[Diagnostic]]:
@@ -140,7 +133,7 @@ def stratify(
             (use for use in graph.edges[edge]["uses"] if use.negative),
             key=lambda use: use.atom.span.start,
         )
-        cycle = _describe(graph, path)
+        cycle = describe_path(graph, path)
         if component & still_cyclic:
             diagnostics.append(
                 error(

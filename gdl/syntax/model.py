@@ -9,23 +9,29 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from gdl.span import NO_SPAN, Span
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A region of source text: 1-based line and column, and 0-based character offsets."""
+__all__ = [
+    "NO_SPAN",
+    "Atom",
+    "Constant",
+    "Distinct",
+    "Function",
+    "Literal",
+    "Not",
+    "Or",
+    "Program",
+    "Rule",
+    "Span",
+    "Term",
+    "Variable",
+    "walk_atoms",
+    "walk_terms",
+]
 
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    start: int
-    end: int
-
-    def __str__(self) -> str:
-        return f"{self.line}:{self.column}"
 
 
-NO_SPAN = Span(0, 0, 0, 0, 0, 0)
+
 
 
 def _span() -> Span:
@@ -177,7 +183,8 @@ class Rule:
     span: Span = _span()
 
     def __str__(self) -> str:
-        if not self.body:
+        # A rule with an empty body and variables in its head is no fact: it keeps its '<='.
+        if not self.body and self.head.is_ground():
             return str(self.head)
         return "(<= " + " ".join([str(self.head), *map(str, self.body)]) + ")"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
+from typing import cast
 
 import lark
 
@@ -107,8 +108,14 @@ def _offset_span(text: str, offset: int) -> Span:
     return Span(line, column, line, column + 1, offset, offset + 1)
 
 
+#: How deeply lists may nest. Real games stay below 10; the limit keeps the recursive conversion and
+#: printing of terms far from Python's recursion limit, whatever the input.
+MAX_DEPTH = 100
+
+
 def _scan_parentheses(text: str) -> list[Diagnostic]:
-    """Find the first unmatched closing and the outermost unclosed opening parenthesis."""
+    """Find the first unmatched closing and the outermost unclosed opening parenthesis, or the first
+    parenthesis nested too deeply."""
     diagnostics: list[Diagnostic] = []
     open_offsets: list[int] = []
     unmatched_close = False
@@ -121,6 +128,15 @@ def _scan_parentheses(text: str) -> list[Diagnostic]:
             continue
         if c == "(":
             open_offsets.append(i)
+            if len(open_offsets) > MAX_DEPTH:
+                return [
+                    error(
+                        "too-deep",
+                        f"lists nested more than {MAX_DEPTH} deep",
+                        _offset_span(text, i),
+                        "GDL terms are small; this is most likely a stray parenthesis",
+                    )
+                ]
         elif c == ")":
             if open_offsets:
                 open_offsets.pop()
@@ -376,7 +392,7 @@ def read_forms(text: str) -> list[Form] | list[Diagnostic]:
     if diagnostics:
         return diagnostics
     try:
-        forms: list[Form] = _parser().parse(text)
+        forms = cast(list[Form], _parser().parse(text))
     except lark.exceptions.UnexpectedInput as problem:
         offset = getattr(problem, "pos_in_stream", None) or 0
         span = _offset_span(text, min(offset, max(len(text) - 1, 0)))
