@@ -17,6 +17,7 @@ sequence of joint moves from the initial state that a test (or a user) can repla
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import random
 import sys
@@ -27,8 +28,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TextIO
 
+from gdl.diagnostics import Diagnostic, Level
 from gdl.errors import GameDefinitionError
-from gdl.game import Game, State
+from gdl.game import Game, State, load
 from gdl.syntax.model import Term
 
 #: A decided property (True or False) or an undecided one (None).
@@ -144,12 +146,16 @@ class Report:
         result.update({name: self.verdict(name) for name in PROPERTIES})
         result["counterexamples"] = [c.to_json(self.roles) for c in self.counterexamples]
         result["longest_play"] = self.longest_play
-        result["simulation"] = None if self.simulation is None else {
-            "playouts": self.simulation.playouts,
-            "depth_limit": self.simulation.depth_limit,
-            "ended": self.simulation.ended,
-            "longest": self.simulation.longest,
-        }
+        result["simulation"] = (
+            None
+            if self.simulation is None
+            else {
+                "playouts": self.simulation.playouts,
+                "depth_limit": self.simulation.depth_limit,
+                "ended": self.simulation.ended,
+                "longest": self.simulation.longest,
+            }
+        )
         result["interrupted"] = self.interrupted
         result["seconds"] = round(self.seconds, 3)
         return result
@@ -262,8 +268,9 @@ class _Analysis:
     def observe(self, evaluation: _Evaluation, moves: Callable[[], tuple[tuple[str, ...], ...]]) -> None:
         """Record the failures and goal witnesses a state shows; ``moves`` is the way to it."""
         if evaluation.goals is None:
-            self.fail("monotonic", f"goals are not defined in a reachable state: {evaluation.goal_problem}",
-                      moves)
+            self.fail(
+                "monotonic", f"goals are not defined in a reachable state: {evaluation.goal_problem}", moves
+            )
             if evaluation.terminal:
                 self.fail("goals_defined", evaluation.goal_problem, moves)
         elif evaluation.terminal:
@@ -271,11 +278,17 @@ class _Analysis:
                 if value > self.best.get(role, (-1, ()))[0]:
                     self.best[role] = (value, moves())
         if evaluation.stuck:
-            self.fail("playable", f"role {evaluation.stuck!r} has no legal move in a non-terminal state",
-                      moves)
+            self.fail(
+                "playable", f"role {evaluation.stuck!r} has no legal move in a non-terminal state", moves
+            )
 
-    def fail(self, name: str, message: str, moves: Callable[[], tuple[tuple[str, ...], ...]],
-             cycle_start: int | None = None) -> None:
+    def fail(
+        self,
+        name: str,
+        message: str,
+        moves: Callable[[], tuple[tuple[str, ...], ...]],
+        cycle_start: int | None = None,
+    ) -> None:
         if name not in self.failures:
             self.failures[name] = Counterexample(name, message, moves(), cycle_start)
 
@@ -300,8 +313,15 @@ class _Analysis:
                 return
             if self.progress is not None and now - last_report > 0.2:
                 last_report = now
-                self.progress(Progress(len(self.nodes), len(queue), self.nodes[queue[-1]].depth,
-                                       now - self.started, max_states))
+                self.progress(
+                    Progress(
+                        len(self.nodes),
+                        len(queue),
+                        self.nodes[queue[-1]].depth,
+                        now - self.started,
+                        max_states,
+                    )
+                )
             node_id = queue[0]
             if not self.expand(node_id, max_states, deadline, queue):
                 return
@@ -367,7 +387,7 @@ class _Analysis:
                 joint, child = step
                 if colour[child] == grey:
                     position = next(i for i, entry in enumerate(stack) if entry[0] == child)
-                    moves = [entry[2] for entry in stack[position + 1:]]
+                    moves = [entry[2] for entry in stack[position + 1 :]]
                     return child, [m for m in moves if m is not None] + [joint]
                 if colour[child] == white:
                     colour[child] = grey
@@ -459,8 +479,9 @@ class _Analysis:
             role = self.roles[0]
             value, moves = self.best.get(role, (None, ()))
             best = "no terminal state is reachable" if value is None else f"the best is {value}"
-            self.fail("strongly_winnable", f"a single-player game must be winnable; {best}",
-                      partial(tuple, moves))
+            self.fail(
+                "strongly_winnable", f"a single-player game must be winnable; {best}", partial(tuple, moves)
+            )
         return weak, strong
 
     # -- random playouts ---------------------------------------------------------------------------
@@ -586,4 +607,59 @@ class ProgressBar:
             self.stream.flush()
 
 
-__all__ = ["PROPERTIES", "Counterexample", "Progress", "ProgressBar", "Report", "Simulation", "analyse"]
+def check_files(
+    files: Sequence[str],
+    diagnostics: Sequence[Diagnostic],
+    max_states: int,
+    seconds: float,
+    as_json: bool,
+) -> int:
+    """``gdl check --dynamic``: print the static diagnostics and a report per valid game.
+
+    The exit status is 0 when no property fails, 1 when one does (or a game has errors), 130 when
+    interrupted; with ``as_json`` each game gives an object with the report's keys plus ``file`` and
+    ``diagnostics`` (a list of objects when there are several files).
+    """
+    status = 0
+    results: list[dict[str, Any]] = []
+    for file in files:
+        own = [d for d in diagnostics if d.file == file]
+        result: dict[str, Any] = {"file": file, "diagnostics": [d.to_json() for d in own]}
+        results.append(result)
+        if not as_json:
+            for diagnostic in own:
+                print(diagnostic.format())
+        if any(d.level is Level.ERROR for d in own):
+            status = 1
+            continue
+        bar = ProgressBar()
+        try:
+            report = analyse(load(file), max_states, seconds, progress=bar)
+        except ValueError as problem:  # a run-time promise of GDL the reasoner could not keep
+            print(f"gdl check: {file}: {problem}", file=sys.stderr)
+            status = 1
+            continue
+        finally:
+            bar.close()
+        result.update(report.to_json())
+        if not as_json:
+            print(report.format())
+        status = max(status, 1 if report.failed else 0)
+        if report.interrupted:
+            status = 130
+            break
+    if as_json:
+        print(json.dumps(results[0] if len(files) == 1 else results, indent=2))
+    return status
+
+
+__all__ = [
+    "PROPERTIES",
+    "Counterexample",
+    "Progress",
+    "ProgressBar",
+    "Report",
+    "Simulation",
+    "analyse",
+    "check_files",
+]
