@@ -1,4 +1,8 @@
-"""``gdl check FILE...``: report every problem of each game at once."""
+"""``gdl check FILE...``: report every problem of each game at once.
+
+Exit status: 0 when no file has an error (warnings allowed), 1 when any has, 2 when a file cannot be
+read (missing, a directory, not UTF-8) or the command line is wrong.
+"""
 
 from __future__ import annotations
 
@@ -8,47 +12,64 @@ import sys
 from pathlib import Path
 
 from gdl.check import check_text
-from gdl.diagnostics import Diagnostic, Level
+from gdl.diagnostics import Diagnostic, Level, has_errors
+from gdl.wellformed import check_files
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("check", help="check games for errors and warnings")
     parser.add_argument("files", nargs="+", metavar="FILE", help="GDL files (.kif)")
     parser.add_argument("--json", action="store_true", help="print the diagnostics as JSON")
+    parser.add_argument(
+        "--dynamic", action="store_true",
+        help="also explore each game: termination, playability, goals, monotonicity, winnability",
+    )
+    parser.add_argument("--max-states", type=int, default=100_000, metavar="N",
+                        help="with --dynamic: explore at most N states (default 100000)")
+    parser.add_argument("--seconds", type=float, default=60.0, metavar="S",
+                        help="with --dynamic: spend at most about S seconds per game (default 60)")
     parser.set_defaults(run=run)
 
 
-def _read(path: Path) -> str | None:
+def read_source(path: Path) -> str | None:
+    """The text of a game file, or None after telling on stderr why it cannot be read."""
     try:
         return path.read_text(encoding="utf-8")
     except IsADirectoryError:
-        print(f"gdl check: {path}: is a directory", file=sys.stderr)
+        reason = "is a directory"
     except FileNotFoundError:
-        print(f"gdl check: {path}: no such file", file=sys.stderr)
+        reason = "no such file"
     except UnicodeDecodeError as problem:
-        print(f"gdl check: {path}: not UTF-8 text (byte {problem.start})", file=sys.stderr)
+        reason = f"not UTF-8 text (byte {problem.start})"
     except OSError as problem:
-        print(f"gdl check: {path}: {problem.strerror}", file=sys.stderr)
+        reason = problem.strerror or type(problem).__name__
+    print(f"gdl check: {path}: {reason}", file=sys.stderr)
     return None
+
+
+def report(diagnostics: list[Diagnostic], files: int, as_json: bool) -> None:
+    """Print the diagnostics, as compiler-style text with a summary line, or as a JSON list."""
+    if as_json:
+        print(json.dumps([d.to_json() for d in diagnostics], indent=2))
+        return
+    for diagnostic in diagnostics:
+        print(diagnostic.format())
+    errors = sum(d.level is Level.ERROR for d in diagnostics)
+    print(f"{files} file(s) checked: {errors} error(s), {len(diagnostics) - errors} warning(s)")
 
 
 def run(args: argparse.Namespace) -> int:
     diagnostics: list[Diagnostic] = []
     unreadable = False
     for name in args.files:
-        text = _read(Path(name))
+        text = read_source(Path(name))
         if text is None:
             unreadable = True
             continue
         diagnostics.extend(check_text(text, name).diagnostics)
-    if args.json:
-        print(json.dumps([d.to_json() for d in diagnostics], indent=2))
-    else:
-        for diagnostic in diagnostics:
-            print(diagnostic.format())
-        errors = sum(d.level is Level.ERROR for d in diagnostics)
-        warnings = len(diagnostics) - errors
-        print(f"{len(args.files)} file(s) checked: {errors} error(s), {warnings} warning(s)")
+    if args.dynamic and not unreadable:
+        return check_files(args.files, diagnostics, args.max_states, args.seconds, args.json)
+    report(diagnostics, len(args.files), args.json)
     if unreadable:
         return 2
-    return 1 if any(d.level is Level.ERROR for d in diagnostics) else 0
+    return 1 if has_errors(diagnostics) else 0
