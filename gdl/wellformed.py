@@ -24,7 +24,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, TextIO
 
@@ -57,12 +57,14 @@ class Counterexample:
     For non-termination, ``moves[cycle_start:]`` is a cycle: playing it from the state reached after
     ``moves[:cycle_start]`` returns to that same state. For a failure of winnability, no single play
     can show that no play wins, so ``moves`` leads to a terminal state with the role's best goal value.
+    ``state`` holds the fluents of the state the moves lead to (for a cycle: where it starts and ends).
     """
 
     property: str
     message: str
     moves: tuple[tuple[str, ...], ...] = ()
     cycle_start: int | None = None
+    state: tuple[str, ...] = ()
 
     def to_json(self, roles: Sequence[str]) -> dict[str, Any]:
         return {
@@ -70,6 +72,7 @@ class Counterexample:
             "message": self.message,
             "moves": [dict(zip(roles, joint, strict=True)) for joint in self.moves],
             "cycle_start": self.cycle_start,
+            "state": list(self.state),
         }
 
 
@@ -180,13 +183,17 @@ class Report:
         value = self.verdict(name)
         if value is True:
             if name == "terminating" and self.longest_play is not None:
-                return f"yes (longest play: {self.longest_play} moves)"
+                return f"yes (longest play: {_plural(self.longest_play, 'move')})"
             return "yes"
         if value is False:
             return "no"
         if name == "terminating" and self.simulation is not None:
             return f"not proven ({self.simulation})"
         return "not proven (state space not fully explored)"
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _format_moves(example: Counterexample, roles: Sequence[str]) -> Iterator[str]:
@@ -201,6 +208,7 @@ def _format_moves(example: Counterexample, roles: Sequence[str]) -> Iterator[str
         yield f"    {number}. {shown}{mark}"
     if example.cycle_start is not None:
         yield f"    (back to the state after move {example.cycle_start})"
+    yield f"    state: {' '.join(example.state) or '(no fluents)'}"
 
 
 @dataclass(slots=True)
@@ -523,6 +531,13 @@ class _Analysis:
                 seen[state] = len(moves)
         self.simulation = Simulation(played, depth_limit, ended, longest)
 
+    def with_state(self, example: Counterexample) -> Counterexample:
+        """The counterexample with the fluents of the state its moves lead to, found by replaying them."""
+        state = self.game.initial_state()
+        for joint in example.moves[: example.cycle_start]:
+            state = state.next(dict(zip(self.roles, joint, strict=True)))
+        return replace(example, state=tuple(sorted(map(str, state.fluents()))))
+
     # -- the report --------------------------------------------------------------------------------
 
     def report(self) -> Report:
@@ -538,6 +553,7 @@ class _Analysis:
         if verdicts["terminating"] is True and self.nodes:
             longest_play = self.longest[0]
         order = {name: i for i, name in enumerate(PROPERTIES)}
+        examples = sorted(map(self.with_state, self.failures.values()), key=lambda c: order[c.property])
         return Report(
             game=self.game.name,
             roles=self.roles,
@@ -545,7 +561,7 @@ class _Analysis:
             terminal_states=sum(node.terminal for node in self.nodes),
             max_depth=max((node.depth for node in self.nodes), default=0),
             complete=self.complete,
-            counterexamples=tuple(sorted(self.failures.values(), key=lambda c: order[c.property])),
+            counterexamples=tuple(examples),
             longest_play=longest_play,
             simulation=self.simulation,
             interrupted=self.interrupted,
