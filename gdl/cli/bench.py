@@ -1,0 +1,95 @@
+"""``gdl bench GAME``: random playouts per CPU-second, through the reasoner protocol of an engine.
+
+Every role picks uniformly among its legal moves until a terminal state. After a short warm-up (so
+that one-time work such as compiling rules and evaluating static relations is not counted), playouts
+run for the given number of seconds and one line is printed::
+
+    RESULT reasoner=gdl game=<name> playouts=<n> secs=<wall> cpu_secs=<cpu> playouts_per_cpu_s=<x>
+    states_per_cpu_s=<y> avg_depth=<d>
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from gdl.check import check_text
+from gdl.engines import make_reasoner
+from gdl.engines.base import Reasoner
+
+#: Seconds of playouts before measuring.
+WARM_UP = 0.5
+#: A playout stops here even if the game has not ended (for games that can go on for ever).
+MAX_DEPTH = 10_000
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("bench", help="measure random playouts per CPU-second")
+    parser.add_argument("game", metavar="GAME", help="GDL file (.kif)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="how long to measure (default 10)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--engine", default="auto", help="reasoning engine (default auto)")
+    parser.set_defaults(run=run)
+
+
+def playout(reasoner: Reasoner[Any], rng: random.Random) -> int:
+    """Play one random game from the initial state; the number of moves made."""
+    state = reasoner.initial()
+    roles = range(len(reasoner.roles))
+    depth = 0
+    while depth < MAX_DEPTH and not reasoner.terminal(state):
+        moves = []
+        for role in roles:
+            legal = reasoner.legal(state, role)
+            if not legal:
+                return depth
+            moves.append(legal[rng.randrange(len(legal))])
+        state = reasoner.next(state, moves)
+        depth += 1
+    for role in roles:
+        reasoner.goals(state, role)
+    return depth
+
+
+def run(args: argparse.Namespace) -> int:
+    path = Path(args.game)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as problem:
+        print(f"gdl bench: {path}: {problem}", file=sys.stderr)
+        return 2
+    result = check_text(text, str(path))
+    if result.checked is None:
+        for diagnostic in result.diagnostics:
+            print(diagnostic.format(), file=sys.stderr)
+        return 1
+    try:
+        reasoner = make_reasoner(result.checked, args.engine)
+    except ValueError as problem:
+        print(f"gdl bench: {problem}", file=sys.stderr)
+        return 2
+    rng = random.Random(args.seed)
+    warm_until = time.monotonic() + WARM_UP
+    while time.monotonic() < warm_until:
+        playout(reasoner, rng)
+    playouts = states = 0
+    wall, cpu = time.perf_counter(), time.process_time()
+    deadline = wall + args.seconds
+    while True:
+        depth = playout(reasoner, rng)
+        playouts += 1
+        states += depth + 1
+        if time.perf_counter() >= deadline:
+            break
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    cpu = max(cpu, 1e-9)
+    print(
+        f"RESULT reasoner=gdl game={path.stem} playouts={playouts} secs={wall:.2f} cpu_secs={cpu:.2f} "
+        f"playouts_per_cpu_s={playouts / cpu:.1f} states_per_cpu_s={states / cpu:.1f} "
+        f"avg_depth={states / playouts - 1:.2f}"
+    )
+    return 0

@@ -1,0 +1,84 @@
+"""Random walks through every corpus game, compared step by step with clingo (see tests/oracle.py)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import gdl
+from gdl.engines.datalog import DatalogReasoner
+from gdl.syntax.model import Term
+from oracle import WalkOracle
+
+#: Games checked by the default (fast) run: small ones, covering recursion, or, function terms.
+QUICK = (
+    "tictactoe", "ggpbase_test_case_5a", "ggpbase_test_case_5c", "ggpbase_test_case_5d",
+    "ggpbase_test_case_5e", "buttons", "hanoi", "nim1", "coins", "queens08lg", "blocks",
+    "ggpbase_test_distinct_beginning_rule", "eightpuzzle",
+)
+
+
+def corpus_games(corpus: Path) -> list[Path]:
+    """Every game of the corpus that is not GDL-II (those use ``sees`` and ``random``)."""
+    rows = (line.split("\t") for line in (corpus / "games" / "INDEX.tsv").read_text().splitlines()[1:])
+    return [corpus / "games" / row[0] for row in rows if row[-1] == "-"]
+
+
+def disagreements(path: Path, seed: int, max_steps: int) -> list[str]:
+    """Walk the game at random with our reasoner, then let clingo judge every step of the walk."""
+    game = gdl.load(path)
+    reasoner = game.reasoner
+    assert isinstance(reasoner, DatalogReasoner)
+    oracle = WalkOracle(game.checked.program.rules)
+    roles, initial = oracle.static()
+    problems = []
+    if tuple(roles) != game.roles:
+        problems.append(f"roles: ours {game.roles}, clingo {roles}")
+    state = reasoner.initial()
+    if {str(f) for f in reasoner.fluents(state)} != initial:
+        problems.append("initial state differs")
+    rng = random.Random(seed)
+    states: list[frozenset[Term]] = []
+    moves: list[dict[str, Term]] = []
+    ours = []
+    for _ in range(max_steps + 1):
+        states.append(reasoner.fluents(state))
+        legal = [reasoner.legal(state, i) for i in range(len(roles))]
+        terminal = reasoner.terminal(state)
+        goals = [reasoner.goals(state, i) for i in range(len(roles))]
+        ours.append((legal, terminal, goals))
+        if terminal or not all(legal) or len(states) > max_steps:
+            break
+        joint = [rng.choice(moves_of_role) for moves_of_role in legal]
+        moves.append(dict(zip(game.roles, joint, strict=True)))
+        state = reasoner.next(state, joint)
+    steps = oracle.evaluate(states, moves)
+    for i, ((legal, terminal, goals), step) in enumerate(zip(ours, steps, strict=True)):
+        where = f"{path.stem} seed {seed} step {i}"
+        for r, role in enumerate(game.roles):
+            if [str(m) for m in legal[r]] != step.legal.get(role, []):
+                problems.append(f"{where}: legal moves of {role} differ")
+            if [str(g) for g in goals[r]] != step.goals.get(role, []):
+                problems.append(f"{where}: goals of {role} differ")
+        if terminal != step.terminal:
+            problems.append(f"{where}: terminal differs (ours {terminal})")
+        if i + 1 < len(states) and {str(f) for f in states[i + 1]} != step.next:
+            problems.append(f"{where}: next state differs")
+    return problems
+
+
+@pytest.mark.parametrize("name", QUICK)
+def test_quick_walks_agree_with_clingo(corpus: Path, name: str) -> None:
+    path = corpus / "games" / f"{name}.kif"
+    assert disagreements(path, seed=1, max_steps=40) == []
+
+
+@pytest.mark.slow
+def test_every_corpus_game_agrees_with_clingo(corpus: Path) -> None:
+    problems = []
+    for path in corpus_games(corpus):
+        for seed in (1, 2, 3):
+            problems += disagreements(path, seed=seed, max_steps=200)
+    assert problems == []
