@@ -6,11 +6,11 @@ import random
 from pathlib import Path
 
 import pytest
+from oracle import WalkOracle
 
 import gdl
 from gdl.engines.datalog import DatalogReasoner
 from gdl.syntax.model import Term
-from oracle import WalkOracle
 
 #: Games checked by the default (fast) run: small ones, covering recursion, or, function terms.
 QUICK = (
