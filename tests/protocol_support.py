@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import itertools
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -129,10 +130,17 @@ def late(delay: float) -> Answer:
     return answer
 
 
+#: Replies that are no legal move: not UTF-8, not KIF, not ground, not a move of the game, an error.
+GARBAGE = (b"\xff\xfe((garbage", b"((", b"(mark ?x 1)", b"(mark 9 9)", b"error: sorry", b"")
+
+
+_garbage_turns = itertools.count()
+
+
 async def garbage(message: Any) -> bytes:
-    """Answers every PLAY with bytes that are no move."""
+    """Answers each PLAY with the next of the :data:`GARBAGE` replies."""
     if isinstance(message, Play):
-        return b"\xff\xfe((garbage"
+        return GARBAGE[next(_garbage_turns) % len(GARBAGE)]
     return b"ready" if isinstance(message, Start) else b"done"
 
 

@@ -1,0 +1,244 @@
+"""The game manager: the match runner (:class:`gdl.match.Match`) with players reached over HTTP.
+
+A :class:`RemotePlayer` stands in for a player at a URL: ``start`` sends START, ``play`` sends PLAY
+with the previous joint move, ``stop`` and ``abort`` send STOP and ABORT. The match runner does the rest
+as it does for local players: it enforces the clocks (plus a grace for the network), replaces a late,
+failed, unreadable or illegal reply by a random legal move, records the error, and writes the record.
+Local players may take part in the same match.
+
+The runner calls players from worker threads; the HTTP exchanges of all remote players run on one
+event loop in a background thread (:class:`Network`), so hundreds of matches can share it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, TypeVar
+
+import aiohttp
+
+from gdl.errors import ProtocolError
+from gdl.game import Game, State
+from gdl.match import Match, MatchRecord
+from gdl.players import Player, make_player
+from gdl.protocol.messages import Abort, Message, Play, Start, Stop, format_message, parse_move
+from gdl.protocol.server import shorten
+from gdl.syntax.model import Term
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Seconds a reply may arrive after its clock has run out and still count: the network's share.
+GRACE = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One message sent to a player: its reply (None when there was none) or the error, and the time."""
+
+    reply: str | None
+    error: str | None
+    seconds: float
+
+
+class Network:
+    """An event loop in a daemon thread with one HTTP client session, for blocking callers.
+
+    Use it as a context manager, or call :meth:`close` when done.
+    """
+
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="gdl-network", daemon=True)
+        self._thread.start()
+        self._session = self._run(self._open())
+
+    @staticmethod
+    async def _open() -> aiohttp.ClientSession:
+        # No limit on connections: every player of every match may be waited for at once.
+        return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
+
+    def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def send(self, url: str, message: Message, timeout: float) -> Exchange:
+        """Send ``message`` to ``url`` and wait for the reply, at most ``timeout`` seconds."""
+        return self._run(self._send(url, message, max(timeout, 0.0)))
+
+    async def _send(self, url: str, message: Message, timeout: float) -> Exchange:
+        text = format_message(message)
+        sent = time.monotonic()
+
+        def failed(error: str) -> Exchange:
+            logger.debug("%s: %s", url, error)
+            return Exchange(None, error, time.monotonic() - sent)
+
+        logger.debug("%s <- %s", url, shorten(text))
+        try:
+            async with self._session.post(
+                url,
+                data=text.encode(),
+                headers={"Content-Type": "text/acl"},
+                timeout=aiohttp.ClientTimeout(total=timeout),
+            ) as response:
+                body = await response.read()
+                status = response.status
+        except TimeoutError:
+            return failed(f"no reply within {timeout:.2f} s")
+        except aiohttp.ClientError as problem:
+            return failed(f"connection failed: {type(problem).__name__}: {problem}")
+        seconds = time.monotonic() - sent
+        try:
+            reply = body.decode("utf-8")
+        except UnicodeDecodeError:
+            return failed(f"reply is not UTF-8 text: {shorten(repr(body), 60)}")
+        logger.debug("%s -> %s (%.3f s)", url, shorten(reply), seconds)
+        if status != 200:
+            return failed(f"HTTP {status}: {shorten(reply, 120)}")
+        return Exchange(reply.strip(), None, seconds)
+
+    def close(self) -> None:
+        self._run(self._session.close())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
+
+    def __enter__(self) -> Network:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class RemotePlayer(Player):
+    """A player at ``url``, seen through the GGP protocol. One object per role and match.
+
+    The protocol's PLAY carries the previous joint move, which :meth:`Player.play` does not receive:
+    the match runner's ``on_step`` hook hands it over through :meth:`observe`.
+    """
+
+    def __init__(self, url: str, network: Network, match_id: str, grace: float = GRACE) -> None:
+        self.url = url
+        self.name = url
+        self.network = network
+        self.match_id = match_id
+        self.grace = grace
+        self.previous: tuple[Term, ...] | None = None
+
+    def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
+        super().start(game, role, start_clock, play_clock)
+        # Canonical clauses on one line: no comments or layout of the source file travel the network.
+        rules = " ".join(str(rule) for rule in game.checked.program.rules)
+        reply = self._send(Start(self.match_id, role, rules, start_clock, play_clock), start_clock)
+        if reply.lower() != "ready":
+            raise ProtocolError(f"START answered {shorten(reply, 60)!r} instead of ready")
+
+    def observe(self, record: MatchRecord) -> None:
+        """Note the joint move just played (the match runner's ``on_step`` hook)."""
+        if record.moves:
+            self.previous = tuple(parse_move(record.moves[-1][role]) for role in record.roles)
+
+    def play(self, state: State, deadline: float) -> Term:
+        reply = self._send(Play(self.match_id, self.previous), deadline - time.monotonic())
+        return parse_move(reply)
+
+    def stop(self, state: State) -> None:
+        self._send(Stop(self.match_id, self.previous), self.play_clock)
+
+    def abort(self, state: State) -> None:
+        self._send(Abort(self.match_id), self.play_clock)
+
+    def _send(self, message: Message, clock: float) -> str:
+        # Give up within the runner's grace, so that a late call has ended before the next one is due.
+        exchange = self.network.send(self.url, message, clock + self.grace / 2)
+        if exchange.reply is None:
+            raise ProtocolError(exchange.error or "no reply")
+        return exchange.reply
+
+
+def is_url(spec: str) -> bool:
+    return spec.startswith(("http://", "https://"))
+
+
+def host(
+    game: Game,
+    players: Mapping[str, str],
+    start_clock: float,
+    play_clock: float,
+    *,
+    network: Network | None = None,
+    grace: float = GRACE,
+    max_steps: int | None = None,
+    seed: int | None = None,
+    on_step: Callable[[MatchRecord], None] | None = None,
+) -> MatchRecord:
+    """Run one match; ``players`` maps each role to a URL (``http://host:port``) or a local player
+    kind (``mcts:iterations=100``). STOP, or ABORT when the match is aborted, ends it for everyone."""
+    if network is None:
+        with Network() as own:
+            return host(
+                game,
+                players,
+                start_clock,
+                play_clock,
+                network=own,
+                grace=grace,
+                max_steps=max_steps,
+                seed=seed,
+                on_step=on_step,
+            )
+    match_id = f"gdl.{game.name}.{uuid.uuid4().hex[:12]}"
+    urls = [spec for spec in players.values() if is_url(spec)]
+
+    def remote_id(role: str, url: str) -> str:
+        # PLAY does not name the role, so a server playing two roles of a match needs an id for each.
+        return match_id if urls.count(url) == 1 else f"{match_id}.{role}"
+
+    built: dict[str, Player] = {
+        role: RemotePlayer(spec, network, remote_id(role, spec), grace)
+        if is_url(spec)
+        else make_player(spec, seed)
+        for role, spec in players.items()
+    }
+    remote = [player for player in built.values() if isinstance(player, RemotePlayer)]
+
+    def observe(record: MatchRecord) -> None:
+        for player in remote:
+            player.observe(record)
+        if on_step is not None:
+            on_step(record)
+
+    # Every player is asked every step, even with one legal move: GGP players expect each PLAY.
+    match = Match(
+        game,
+        built,
+        start_clock,
+        play_clock,
+        grace=grace,
+        seed=seed,
+        ask_forced=True,
+        max_steps=max_steps,
+        on_step=observe,
+    )
+    try:
+        record = match.run()
+    except BaseException:
+        # Interrupted (e.g. Ctrl-C): the remote players must not wait for a PLAY that never comes.
+        for player in remote:
+            try:
+                player.abort(game.initial_state())
+            except ProtocolError as problem:
+                logger.info("%s: %s", player.url, problem)
+        raise
+    record.match_id = match_id
+    return record
