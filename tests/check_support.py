@@ -29,11 +29,9 @@ def errors(extra: str, base: str = GAME) -> list[Diagnostic]:
     return [d for d in diagnose(extra, base) if d.level is Level.ERROR]
 
 
-def located(text: str, fragment: str, occurrence: int = 0) -> tuple[int, int]:
-    """The [start, end) offsets of the ``occurrence``-th appearance of ``fragment`` in ``text``."""
-    start = -1
-    for _ in range(occurrence + 1):
-        start = text.index(fragment, start + 1)
+def located(text: str, fragment: str, after: int = 0) -> tuple[int, int]:
+    """The [start, end) offsets of the first appearance of ``fragment`` in ``text`` from ``after`` on."""
+    start = text.index(fragment, after)
     return start, start + len(fragment)
 
 
