@@ -1,0 +1,249 @@
+"""The compiled engine: the propositional network turned into generated Python code over integer bitsets.
+
+A state is an ``int`` with bit ``i`` set when base proposition ``i`` holds. Three generated functions
+evaluate the parts of the network a question needs: ``analyse(s)`` (terminal and every role's legal moves,
+as bit masks over the sorted legal outputs), ``goals(s)`` and ``successor(s, d)`` (``d`` has a bit per
+input). A gate reads several base propositions at once with one mask test, and a disjunction of moves
+with one mask test on ``d``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from gdl.check import CheckedProgram
+from gdl.engines.instantiate import DEFAULT_MAX_ATOMS, DEFAULT_MAX_SECONDS, instantiate, term_of
+from gdl.engines.propnet import FALSE, TRUE, Gate, PropNet, build
+from gdl.errors import GameDefinitionError
+from gdl.syntax.model import Term
+
+#: Terms per statement when an output mask is assembled (keeps the compiler's recursion shallow).
+_CHUNK = 64
+
+
+class _Writer:
+    """Writes the straight-line code of one function over the gates of the network it needs."""
+
+    def __init__(self, net: PropNet) -> None:
+        self.net = net
+        self.first_input = net.first_input
+        self.first_gate = net.first_gate
+
+    def _kind(self, node: int) -> Gate | None:
+        return self.net.kinds[node - self.first_gate] if node >= self.first_gate else None
+
+    def _literals(self, node: int) -> tuple[int, bool]:
+        """The node a literal reads, and whether it is read positively (looking through not-gates)."""
+        positive = True
+        while self._kind(node) is Gate.NOT:
+            node = self.net.args[node - self.first_gate][0]
+            positive = not positive
+        return node, positive
+
+    def cone(self, outputs: Iterable[int]) -> list[int]:
+        """The gates needed for ``outputs`` in evaluation order (whole cycle blocks included)."""
+        needed: set[int] = set()
+        stack = [n for n in outputs if n >= self.first_gate]
+        blocks = self.net.cycles
+        while stack:
+            node = stack.pop()
+            if node in needed:
+                continue
+            needed.add(node)
+            stack.extend(n for n in self.net.args[node - self.first_gate] if n >= self.first_gate)
+            for start, end in blocks:
+                if start <= node < end:
+                    stack.extend(range(start, end))
+        return sorted(needed)
+
+    def operand(self, node: int) -> str:
+        """A boolean expression for a node's value."""
+        if node == TRUE:
+            return "True"
+        if node == FALSE:
+            return "False"
+        node, positive = self._literals(node)
+        if node < self.first_input:
+            text = f"s & {1 << node:#x} != 0"
+        elif node < self.first_gate:
+            text = f"d & {1 << (node - self.first_input):#x} != 0"
+        else:
+            text = f"g{node}"
+        return text if positive else f"not ({text})"
+
+    def expression(self, node: int) -> str:
+        kind = self._kind(node)
+        if kind is Gate.NOT:
+            return self.operand(node)
+        conjunction = kind is Gate.AND
+        masks = {("s", True): 0, ("s", False): 0, ("d", True): 0, ("d", False): 0}
+        parts: list[str] = []
+        for arg in self.net.args[node - self.first_gate]:
+            target, positive = self._literals(arg)
+            if target < self.first_input:
+                masks[("s", positive)] |= 1 << target
+            elif target < self.first_gate:
+                masks[("d", positive)] |= 1 << (target - self.first_input)
+            else:
+                parts.append(f"g{target}" if positive else f"not g{target}")
+        tests = []
+        for (var, positive), mask in masks.items():
+            if not mask:
+                continue
+            if conjunction:
+                tests.append(f"{var} & {mask:#x} == {mask:#x}" if positive else f"not {var} & {mask:#x}")
+            else:
+                tests.append(f"{var} & {mask:#x} != 0" if positive else f"{var} & {mask:#x} != {mask:#x}")
+        parts = tests + parts
+        if not parts:
+            return "True" if conjunction else "False"
+        return (" and " if conjunction else " or ").join(parts)
+
+    def body(self, outputs: Iterable[int]) -> list[str]:
+        lines = []
+        gates = self.cone(outputs)
+        in_block = {}
+        for start, end in self.net.cycles:
+            for node in range(start, end):
+                in_block[node] = (start, end)
+        done_blocks = set()
+        for node in gates:
+            block = in_block.get(node)
+            if block is None:
+                if self._kind(node) is not Gate.NOT:
+                    lines.append(f"    g{node} = {self.expression(node)}")
+                continue
+            if block in done_blocks:
+                continue
+            done_blocks.add(block)
+            members = [n for n in range(*block) if self._kind(n) is not Gate.NOT]
+            names = ", ".join(f"g{n}" for n in members) + ","
+            lines.append("    " + " = ".join(f"g{n}" for n in members) + " = False")
+            lines.append("    while True:")
+            lines.append(f"        old = ({names})")
+            lines.extend(f"        g{n} = {self.expression(n)}" for n in members)
+            lines.append(f"        if ({names}) == old:")
+            lines.append("            break")
+        return lines
+
+    def mask(self, name: str, bits: Sequence[tuple[int, int]]) -> list[str]:
+        """Statements setting ``name`` to the int with bit ``k`` set when node ``n`` holds, for (k, n)."""
+        terms = []
+        for bit, node in bits:
+            if node == FALSE:
+                continue
+            if node == TRUE:
+                terms.append(f"{1 << bit:#x}")
+            else:
+                terms.append(f"({self.operand(node)}) << {bit}")
+        lines = [f"    {name} = 0"]
+        for start in range(0, len(terms), _CHUNK):
+            lines.append(f"    {name} |= " + " | ".join(terms[start : start + _CHUNK]))
+        return lines
+
+
+def generate(net: PropNet) -> str:
+    """The Python source of ``analyse``, ``goals`` and ``successor`` for a network."""
+    writer = _Writer(net)
+    legal = [[(k, node) for k, (_, node) in enumerate(entries)] for entries in net.legal]
+    goals = [[(k, node) for k, (_, node) in enumerate(entries)] for entries in net.goals]
+    lines = ["def analyse(s):"]
+    lines += writer.body([net.terminal, *(n for entries in legal for _, n in entries)])
+    for role, bits in enumerate(legal):
+        lines += writer.mask(f"legal{role}", bits)
+    results = ", ".join(f"legal{role}" for role in range(len(legal)))
+    lines.append(f"    return ({writer.operand(net.terminal)}, ({results},))")
+    lines.append("def goals(s):")
+    lines += writer.body([n for entries in goals for _, n in entries])
+    for role, bits in enumerate(goals):
+        lines += writer.mask(f"goal{role}", bits)
+    lines.append(f"    return ({', '.join(f'goal{role}' for role in range(len(goals)))},)")
+    lines.append("def successor(s, d):")
+    lines += writer.body(net.next)
+    identity = sum(1 << i for i, node in enumerate(net.next) if node == i)
+    lines += writer.mask("state", [(i, node) for i, node in enumerate(net.next) if node != i])
+    lines.append(f"    return state | s & {identity:#x}")
+    return "\n".join(lines) + "\n"
+
+
+class CompiledReasoner:
+    """A :class:`gdl.engines.base.Reasoner` over int bitsets, from generated code (see the module doc)."""
+
+    def __init__(
+        self,
+        checked: CheckedProgram,
+        max_atoms: int = DEFAULT_MAX_ATOMS,
+        max_seconds: float = DEFAULT_MAX_SECONDS,
+    ) -> None:
+        self.grounding = instantiate(checked, max_atoms, max_seconds)
+        self.net = build(self.grounding)
+        self.roles = self.net.roles
+        self.source = generate(self.net)
+        namespace: dict[str, object] = {}
+        exec(compile(self.source, f"<compiled {checked.program.source}>", "exec"), namespace)
+        self._analyse = namespace["analyse"]
+        self._goals = namespace["goals"]
+        self._successor = namespace["successor"]
+        self._fluent_terms = [term_of(f) for f in self.net.fluents]
+        self._bit_of = {term: 1 << i for i, term in enumerate(self._fluent_terms)}
+        self._input_of: dict[tuple[int, Term], int] = {
+            (role, term_of(move)): 1 << j for j, (role, move) in enumerate(self.net.moves)
+        }
+        self._legal_terms = [tuple(term_of(m) for m, _ in entries) for entries in self.net.legal]
+        self._goal_terms = [tuple(term_of(v) for v, _ in entries) for entries in self.net.goals]
+        self._decoded: dict[tuple[int, int], tuple[Term, ...]] = {}
+        self._cache: dict[int, tuple[bool, tuple[int, ...]]] = {}
+        self._initial = sum(1 << i for i in self.net.init)
+
+    def initial(self) -> int:
+        return self._initial
+
+    def fluents(self, state: int) -> frozenset[Term]:
+        terms = self._fluent_terms
+        return frozenset(terms[i] for i in range(state.bit_length()) if state >> i & 1)
+
+    def from_fluents(self, fluents: Iterable[Term]) -> int:
+        state = 0
+        for fluent in fluents:
+            bit = self._bit_of.get(fluent)
+            if bit is None:
+                raise GameDefinitionError(f"fluent {str(fluent)!r} can never hold in this game")
+            state |= bit
+        return state
+
+    def analyse(self, state: int) -> tuple[bool, tuple[int, ...]]:
+        """Whether ``state`` is terminal, and each role's legal moves as a mask over sorted outputs."""
+        found = self._cache.get(state)
+        if found is None:
+            if len(self._cache) > 50_000:
+                self._cache.clear()
+            found = self._cache[state] = self._analyse(state)  # type: ignore[operator]
+        return found
+
+    def _decode(self, terms: Sequence[tuple[Term, ...]], role: int, mask: int) -> tuple[Term, ...]:
+        key = (role, mask) if terms is self._legal_terms else (-1 - role, mask)
+        found = self._decoded.get(key)
+        if found is None:
+            options = terms[role]
+            found = self._decoded[key] = tuple(options[k] for k in range(mask.bit_length()) if mask >> k & 1)
+        return found
+
+    def legal(self, state: int, role: int) -> tuple[Term, ...]:
+        return self._decode(self._legal_terms, role, self.analyse(state)[1][role])
+
+    def terminal(self, state: int) -> bool:
+        return self.analyse(state)[0]
+
+    def goals(self, state: int, role: int) -> tuple[Term, ...]:
+        return self._decode(self._goal_terms, role, self._goals(state)[role])  # type: ignore[operator]
+
+    def next(self, state: int, moves: Sequence[Term]) -> int:
+        does = 0
+        for role, move in enumerate(moves):
+            bit = self._input_of.get((role, move))
+            if bit is None:
+                raise GameDefinitionError(
+                    f"move {str(move)!r} of role {self.roles[role]!r} can never be legal"
+                )
+            does |= bit
+        return self._successor(state, does)  # type: ignore[operator, no-any-return]

@@ -1,0 +1,345 @@
+"""The propositional network of an instantiated game: base propositions, inputs, gates and outputs.
+
+Nodes are numbered: first one per base proposition (``true`` of a fluent), then one per input (``does``
+of a role and move), then the gates (and, or, not) in an order where every gate comes after its inputs,
+except inside a *cycle block*: a range of gates from positively recursive rules, which an evaluator
+iterates from all-false until nothing changes (the least fixpoint). Outputs (``next`` of each fluent,
+``legal``, ``goal``, ``terminal``) name nodes, or the constants :data:`FALSE` and :data:`TRUE`.
+
+Building the network folds constants, shares identical gates, factors the instances of one rule that
+differ in a single literal into ``and(common..., or(differing...))``, rewrites a large disjunction of one
+role's moves as the negation of the small disjunction of the others (each role plays exactly one move),
+and drops every node no output needs.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import IntEnum
+
+import networkx as nx
+
+from gdl.engines.instantiate import GroundAtom, Grounding, GroundRule, Value, atom_text, value_text
+
+FALSE = -1
+TRUE = -2
+
+
+class Gate(IntEnum):
+    AND = 0
+    OR = 1
+    NOT = 2
+
+
+@dataclass(frozen=True)
+class PropNet:
+    """A network ready to evaluate; see the module docstring for the numbering of nodes."""
+
+    roles: tuple[str, ...]
+    #: The fluent of each base proposition.
+    fluents: tuple[Value, ...]
+    #: The (role index, move) of each input.
+    moves: tuple[tuple[int, Value], ...]
+    #: Kind and input nodes of each gate; gate ``i`` is node ``first_gate + i``.
+    kinds: tuple[Gate, ...]
+    args: tuple[tuple[int, ...], ...]
+    #: Half-open ranges of gate nodes that form cycle blocks.
+    cycles: tuple[tuple[int, int], ...]
+    #: For each base proposition, the node (or constant) of its ``next``.
+    next: tuple[int, ...]
+    #: Per role, the (move, node) of each legal output, sorted by the move's KIF text.
+    legal: tuple[tuple[tuple[Value, int], ...], ...]
+    #: Per role, the (goal value, node) of each goal output, sorted by value.
+    goals: tuple[tuple[tuple[Value, int], ...], ...]
+    terminal: int
+    #: The base propositions true in the initial state.
+    init: frozenset[int]
+
+    @property
+    def first_input(self) -> int:
+        return len(self.fluents)
+
+    @property
+    def first_gate(self) -> int:
+        return len(self.fluents) + len(self.moves)
+
+    @property
+    def size(self) -> int:
+        return self.first_gate + len(self.kinds)
+
+    def sizes(self) -> dict[str, int]:
+        """Counts of nodes by kind, and of gate inputs (edges)."""
+        counts = {kind.name.lower(): 0 for kind in Gate}
+        for kind in self.kinds:
+            counts[kind.name.lower()] += 1
+        return {
+            "base": len(self.fluents),
+            "input": len(self.moves),
+            **counts,
+            "edges": sum(len(a) for a in self.args),
+            "cycle_blocks": len(self.cycles),
+            "legal": sum(len(entries) for entries in self.legal),
+            "goal": sum(len(entries) for entries in self.goals),
+        }
+
+    def outputs(self) -> list[int]:
+        nodes = [*self.next, self.terminal]
+        nodes += [node for entries in (*self.legal, *self.goals) for _, node in entries]
+        return [node for node in nodes if node >= 0]
+
+    def label(self, node: int) -> str:
+        """A readable name for a node."""
+        if node == FALSE:
+            return "false"
+        if node == TRUE:
+            return "true"
+        if node < self.first_input:
+            return f"(true {value_text(self.fluents[node])})"
+        if node < self.first_gate:
+            role, move = self.moves[node - self.first_input]
+            return f"(does {self.roles[role]} {value_text(move)})"
+        return f"{self.kinds[node - self.first_gate].name.lower()}#{node}"
+
+
+class _Builder:
+    """Makes shared, constant-folded gates; node ids as in :class:`PropNet`."""
+
+    def __init__(self, first_gate: int, role_inputs: dict[int, int], inputs_of_role: list[frozenset[int]]):
+        self.first_gate = first_gate
+        self.kinds: list[Gate] = []
+        self.args: list[tuple[int, ...]] = []
+        self.known: dict[tuple[Gate, tuple[int, ...]], int] = {}
+        self.role_of_input = role_inputs
+        self.inputs_of_role = inputs_of_role
+
+    def _new(self, kind: Gate, args: tuple[int, ...]) -> int:
+        key = (kind, args)
+        node = self.known.get(key)
+        if node is None:
+            node = self.first_gate + len(self.kinds)
+            self.kinds.append(kind)
+            self.args.append(args)
+            self.known[key] = node
+        return node
+
+    def placeholder(self) -> int:
+        """An or-gate whose inputs are set later (for recursive atoms)."""
+        self.kinds.append(Gate.OR)
+        self.args.append(())
+        return self.first_gate + len(self.kinds) - 1
+
+    def negate(self, node: int) -> int:
+        if node == TRUE:
+            return FALSE
+        if node == FALSE:
+            return TRUE
+        if node >= self.first_gate and self.kinds[node - self.first_gate] is Gate.NOT:
+            return self.args[node - self.first_gate][0]
+        return self._new(Gate.NOT, (node,))
+
+    def conjoin(self, nodes: Iterable[int]) -> int:
+        found = set()
+        for node in nodes:
+            if node == FALSE:
+                return FALSE
+            if node != TRUE:
+                found.add(node)
+        if not found:
+            return TRUE
+        if len(found) == 1:
+            return found.pop()
+        return self._new(Gate.AND, tuple(sorted(found)))
+
+    def disjoin(self, nodes: Iterable[int]) -> int:
+        found = set()
+        for node in nodes:
+            if node == TRUE:
+                return TRUE
+            if node != FALSE:
+                found.add(node)
+        by_role: dict[int, set[int]] = defaultdict(set)
+        for node in found:
+            role = self.role_of_input.get(node)
+            if role is not None:
+                by_role[role].add(node)
+        for role, moves in by_role.items():
+            every = self.inputs_of_role[role]
+            # Each role plays exactly one of its moves, so a disjunction of most of them is the negation of
+            # the disjunction of the rest.
+            if len(moves) > 1 and 2 * len(moves) > len(every):
+                found -= moves
+                rest = every - moves
+                found.add(self.negate(self.disjoin(rest)) if rest else TRUE)
+                if TRUE in found:
+                    return TRUE
+        if not found:
+            return FALSE
+        if len(found) == 1:
+            return found.pop()
+        return self._new(Gate.OR, tuple(sorted(found)))
+
+
+def _factor(builder: _Builder, bodies: list[tuple[int, ...]]) -> int:
+    """The disjunction of conjunctions ``bodies`` (instances of one rule), factored on one literal."""
+    if len(bodies) == 1:
+        return builder.conjoin(bodies[0])
+    width = len(bodies[0])
+    best: dict[tuple[int, ...], list[int]] | None = None
+    for slot in range(width):
+        groups: dict[tuple[int, ...], list[int]] = defaultdict(list)
+        for body in bodies:
+            groups[body[:slot] + body[slot + 1 :]].append(body[slot])
+        if best is None or len(groups) < len(best):
+            best = groups
+    if best is None or len(best) == len(bodies):
+        return builder.disjoin(builder.conjoin(body) for body in bodies)
+    return builder.disjoin(
+        builder.conjoin([*common, builder.disjoin(varying)]) for common, varying in best.items()
+    )
+
+
+def build(grounding: Grounding) -> PropNet:
+    """The network of a grounding."""
+    roles = grounding.roles
+    role_index = {role: i for i, role in enumerate(roles)}
+    fluents = grounding.fluents
+    moves = tuple(
+        (role_index[role], move)
+        for role, move in grounding.moves
+        if isinstance(role, str) and role in role_index
+    )
+    first_input = len(fluents)
+    first_gate = first_input + len(moves)
+    node_of: dict[GroundAtom, int] = {("true", (f,)): i for i, f in enumerate(fluents)}
+    inputs_of_role: list[set[int]] = [set() for _ in roles]
+    role_of_input: dict[int, int] = {}
+    for j, (role, move) in enumerate(moves):
+        node_of[("does", (roles[role], move))] = first_input + j
+        inputs_of_role[role].add(first_input + j)
+        role_of_input[first_input + j] = role
+    builder = _Builder(first_gate, role_of_input, [frozenset(s) for s in inputs_of_role])
+
+    rules_of: dict[GroundAtom, list[GroundRule]] = defaultdict(list)
+    for rule in grounding.rules:
+        rules_of[rule.head].append(rule)
+    graph: nx.DiGraph = nx.DiGraph()
+    for head, rules in rules_of.items():
+        graph.add_node(head)
+        for rule in rules:
+            for literal in rule.body:
+                if literal is not None and literal[0][0] not in ("true", "does"):
+                    graph.add_edge(head, literal[0])
+
+    def literal_node(literal: tuple[GroundAtom, bool] | None) -> int:
+        if literal is None:
+            return TRUE
+        atom, positive = literal
+        node = node_of.get(atom, FALSE)
+        return node if positive else builder.negate(node)
+
+    def definition(head: GroundAtom) -> int:
+        by_origin: dict[int, list[tuple[int, ...]]] = defaultdict(list)
+        for rule in rules_of.get(head, ()):
+            by_origin[rule.origin].append(tuple(literal_node(lit) for lit in rule.body))
+        return builder.disjoin(_factor(builder, bodies) for bodies in by_origin.values())
+
+    cycles: list[tuple[int, int]] = []
+    # Tarjan's algorithm yields each component after every component it depends on.
+    for component in nx.strongly_connected_components(graph):
+        if len(component) == 1 and not graph.has_edge(next(iter(component)), next(iter(component))):
+            (head,) = component
+            node_of[head] = definition(head)
+            continue
+        start = builder.first_gate + len(builder.kinds)
+        members = sorted(component, key=atom_text)
+        holders = {head: builder.placeholder() for head in members}
+        node_of.update(holders)
+        for head in members:
+            value = definition(head)
+            gate = holders[head] - first_gate
+            # An or of nothing is false, an and of nothing is true.
+            builder.args[gate] = (value,) if value >= 0 else ()
+            if value == TRUE:
+                builder.kinds[gate] = Gate.AND
+        cycles.append((start, builder.first_gate + len(builder.kinds)))
+
+    legal: list[list[tuple[Value, int]]] = [[] for _ in roles]
+    goals: list[list[tuple[Value, int]]] = [[] for _ in roles]
+    facts = grounding.facts
+    for head in [*rules_of, *facts]:
+        relation, args = head
+        node = TRUE if head in facts else node_of.get(head, FALSE)
+        if relation in ("legal", "goal") and len(args) == 2 and args[0] in role_index:
+            target = legal if relation == "legal" else goals
+            target[role_index[args[0]]].append((args[1], node))
+    next_nodes = [TRUE if ("next", (f,)) in facts else node_of.get(("next", (f,)), FALSE) for f in fluents]
+    terminal = TRUE if ("terminal", ()) in facts else node_of.get(("terminal", ()), FALSE)
+    init = frozenset(i for i, f in enumerate(fluents) if f in grounding.init)
+    return _prune(
+        roles,
+        fluents,
+        moves,
+        builder,
+        cycles,
+        next_nodes,
+        [sorted(set(entries), key=lambda e: value_text(e[0])) for entries in legal],
+        [sorted(set(entries), key=lambda e: value_text(e[0])) for entries in goals],
+        terminal,
+        init,
+    )
+
+
+def _prune(
+    roles: tuple[str, ...],
+    fluents: tuple[Value, ...],
+    moves: tuple[tuple[int, Value], ...],
+    builder: _Builder,
+    cycles: list[tuple[int, int]],
+    next_nodes: list[int],
+    legal: list[list[tuple[Value, int]]],
+    goals: list[list[tuple[Value, int]]],
+    terminal: int,
+    init: frozenset[int],
+) -> PropNet:
+    """Drop the gates no output needs and renumber the rest, keeping their order."""
+    first_gate = builder.first_gate
+    needed = [False] * len(builder.kinds)
+    stack = [n for n in [*next_nodes, terminal] if n >= first_gate]
+    stack += [n for entries in (*legal, *goals) for _, n in entries if n >= first_gate]
+    while stack:
+        gate = stack.pop() - first_gate
+        if needed[gate]:
+            continue
+        needed[gate] = True
+        stack.extend(n for n in builder.args[gate] if n >= first_gate and not needed[n - first_gate])
+    renumber: dict[int, int] = {}
+    kinds: list[Gate] = []
+    for gate, keep in enumerate(needed):
+        if keep:
+            renumber[first_gate + gate] = first_gate + len(kinds)
+            kinds.append(builder.kinds[gate])
+
+    def new(node: int) -> int:
+        return renumber.get(node, node)
+
+    args = [tuple(new(n) for n in builder.args[g]) for g, keep in enumerate(needed) if keep]
+    blocks = []
+    for start, end in cycles:
+        kept = [renumber[n] for n in range(start, end) if n in renumber]
+        if kept:
+            blocks.append((kept[0], kept[-1] + 1))
+    return PropNet(
+        roles=roles,
+        fluents=fluents,
+        moves=moves,
+        kinds=tuple(kinds),
+        args=tuple(args),
+        cycles=tuple(blocks),
+        next=tuple(new(n) for n in next_nodes),
+        legal=tuple(tuple((m, new(n)) for m, n in entries) for entries in legal),
+        goals=tuple(tuple((v, new(n)) for v, n in entries) for entries in goals),
+        terminal=new(terminal),
+        init=init,
+    )
