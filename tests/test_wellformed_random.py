@@ -1,0 +1,134 @@
+"""Random explicit games: gdl.wellformed against brute force over the game graph itself.
+
+Hypothesis draws a small game as a graph (states, terminal flags, goal values that may be missing,
+each role's moves, a successor for every joint move), writes it as GDL, and compares the report with
+properties computed directly on the graph (networkx for cycles and longest paths, a naive fixpoint
+for forced wins).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import networkx as nx
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import gdl
+from gdl.wellformed import analyse
+
+Joint = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class GraphGame:
+    roles: int
+    terminal: tuple[bool, ...]
+    goals: tuple[tuple[int | None, ...], ...]  # per state, per role
+    moves: tuple[tuple[int, ...], ...]  # per state, per role: how many moves
+    successor: dict[tuple[int, Joint], int]
+
+    def joints(self, state: int) -> list[Joint]:
+        return list(itertools.product(*(range(n) for n in self.moves[state])))
+
+    def kif(self) -> str:
+        lines = [f"(role r{r})" for r in range(self.roles)]
+        lines += ["(init (at s0))", "(<= terminal (true (at never)))", "(<= (goal r0 0) (true (at never)))"]
+        lines.append("(<= (legal r0 m0) (true (at never)))")
+        for state, terminal in enumerate(self.terminal):
+            if terminal:
+                lines.append(f"(<= terminal (true (at s{state})))")
+            for role, value in enumerate(self.goals[state]):
+                if value is not None:
+                    lines.append(f"(<= (goal r{role} {value}) (true (at s{state})))")
+            for role, count in enumerate(self.moves[state]):
+                lines += [f"(<= (legal r{role} m{m}) (true (at s{state})))" for m in range(count)]
+            for joint in self.joints(state):
+                does = " ".join(f"(does r{role} m{m})" for role, m in enumerate(joint))
+                target = self.successor[(state, joint)]
+                lines.append(f"(<= (next (at s{target})) (true (at s{state})) {does})")
+        return "\n".join(lines)
+
+
+@st.composite
+def graph_games(draw: st.DrawFn) -> GraphGame:
+    roles = draw(st.integers(1, 2))
+    states = draw(st.integers(1, 6))
+    terminal = tuple(draw(st.lists(st.booleans(), min_size=states, max_size=states)))
+    value = st.one_of(st.none(), st.sampled_from([0, 50, 100]))
+    goals = tuple(tuple(draw(st.lists(value, min_size=roles, max_size=roles))) for _ in range(states))
+    counts = st.integers(0, 2)
+    moves = tuple(tuple(draw(st.lists(counts, min_size=roles, max_size=roles))) for _ in range(states))
+    successor = {}
+    for state in range(states):
+        for joint in itertools.product(*(range(n) for n in moves[state])):
+            successor[(state, joint)] = draw(st.integers(0, states - 1))
+    return GraphGame(roles, terminal, goals, moves, successor)
+
+
+def expected(game: GraphGame) -> dict[str, object]:
+    graph = nx.MultiDiGraph()
+    graph.add_node(0)
+    frontier = [0]
+    while frontier:
+        state = frontier.pop()
+        if game.terminal[state]:
+            continue
+        for joint in game.joints(state):
+            target = game.successor[(state, joint)]
+            if target not in graph:
+                frontier.append(target)
+            graph.add_edge(state, target, joint=joint)
+    reach = list(graph.nodes)
+    roles = range(game.roles)
+    acyclic = nx.is_directed_acyclic_graph(graph)
+    defined = all(v is not None for s in reach for v in game.goals[s])
+    drops = any(
+        (game.goals[b][r] or 0) < (game.goals[a][r] or 0) for a, b in graph.edges() for r in roles
+    )
+    ends = [s for s in reach if game.terminal[s]]
+
+    def wins(state: int, role: int) -> bool:
+        # State.goals() is all or nothing: where a role lacks a goal value, no role's goal counts.
+        values = game.goals[state]
+        return None not in values and values[role] == 100
+
+    def forced(role: int) -> bool:
+        won = {s for s in ends if wins(s, role)}
+        for _ in range(len(reach) + 1):
+            for s in reach:
+                if s in won or game.terminal[s] or 0 in game.moves[s]:
+                    continue
+                for mine in range(game.moves[s][role]):
+                    joints = [j for j in game.joints(s) if j[role] == mine]
+                    if all(game.successor[(s, j)] in won for j in joints):
+                        won.add(s)
+        return 0 in won
+
+    return {
+        "reachable_states": len(reach),
+        "terminal_states": len(ends),
+        "terminating": acyclic,
+        "longest_play": nx.dag_longest_path_length(graph) if acyclic else None,
+        "playable": all(0 not in game.moves[s] for s in reach if not game.terminal[s]),
+        "goals_defined": all(v is not None for s in ends for v in game.goals[s]),
+        "monotonic": defined and not drops,
+        "weakly_winnable": all(any(wins(s, r) for s in ends) for r in roles),
+        "strongly_winnable": any(forced(r) for r in roles),
+    }
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graph_games())
+def test_verdicts_match_brute_force_on_random_graph_games(game: GraphGame) -> None:
+    report = analyse(gdl.parse(game.kif()))
+    assert report.complete
+    truth = expected(game)
+    found = {key: getattr(report, key) for key in truth}
+    assert found == truth
+    failed = {example.property for example in report.counterexamples}
+    should_fail = {key for key, value in truth.items() if value is False}
+    if game.roles > 1:
+        should_fail.discard("strongly_winnable")
+    assert failed == should_fail
