@@ -84,9 +84,7 @@ def expected(game: GraphGame) -> dict[str, object]:
     roles = range(game.roles)
     acyclic = nx.is_directed_acyclic_graph(graph)
     defined = all(v is not None for s in reach for v in game.goals[s])
-    drops = any(
-        (game.goals[b][r] or 0) < (game.goals[a][r] or 0) for a, b in graph.edges() for r in roles
-    )
+    drops = any((game.goals[b][r] or 0) < (game.goals[a][r] or 0) for a, b in graph.edges() for r in roles)
     ends = [s for s in reach if game.terminal[s]]
 
     def wins(state: int, role: int) -> bool:
