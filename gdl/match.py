@@ -29,16 +29,72 @@ import random
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from gdl.engines.base import Reasoner
 from gdl.errors import GameDefinitionError, KifSyntaxError, UnknownRoleError
 from gdl.game import Game, State
 from gdl.players.base import Player
 from gdl.syntax.model import Term
 from gdl.syntax.reader import parse_term
+
+#: One lock per reasoner object, shared by every match that uses it (see :class:`_LockedReasoner`).
+_LOCKS: weakref.WeakKeyDictionary[object, threading.Lock] = weakref.WeakKeyDictionary()
+_LOCKS_GUARD = threading.Lock()
+
+
+class _LockedReasoner:
+    """A reasoner whose calls are serialised by a lock, for players that think in worker threads.
+
+    Reasoners keep caches and are not thread-safe; since Python threads share one interpreter lock
+    anyway, serialising costs next to nothing. The lock belongs to the wrapped reasoner, so a player
+    still busy from an earlier match cannot race a new one either.
+    """
+
+    def __init__(self, reasoner: Reasoner[Any]) -> None:
+        self._reasoner = reasoner
+        self.roles = reasoner.roles
+        with _LOCKS_GUARD:
+            self._lock = _LOCKS.setdefault(reasoner, threading.Lock())
+
+    def initial(self) -> Any:
+        with self._lock:
+            return self._reasoner.initial()
+
+    def fluents(self, state: Any) -> frozenset[Term]:
+        with self._lock:
+            return self._reasoner.fluents(state)
+
+    def from_fluents(self, fluents: Iterable[Term]) -> Any:
+        with self._lock:
+            return self._reasoner.from_fluents(list(fluents))
+
+    def legal(self, state: Any, role: int) -> tuple[Term, ...]:
+        with self._lock:
+            return self._reasoner.legal(state, role)
+
+    def next(self, state: Any, moves: Sequence[Term]) -> Any:
+        with self._lock:
+            return self._reasoner.next(state, moves)
+
+    def terminal(self, state: Any) -> bool:
+        with self._lock:
+            return self._reasoner.terminal(state)
+
+    def goals(self, state: Any, role: int) -> tuple[Term, ...]:
+        with self._lock:
+            return self._reasoner.goals(state, role)
+
+
+def thread_safe(game: Game) -> Game:
+    """The same game with its reasoner calls serialised, so that several threads may play it."""
+    if isinstance(game.reasoner, _LockedReasoner):
+        return game
+    return Game(game.checked, _LockedReasoner(game.reasoner), game.name)
 
 
 class _Worker:
@@ -154,7 +210,7 @@ class Match:
             raise ValueError(f"roles {', '.join(shared)} share one player object; give each role its own")
         if start_clock <= 0 or play_clock <= 0:
             raise ValueError(f"clocks must be positive, got start {start_clock} and play {play_clock}")
-        self.game = game
+        self.game = thread_safe(game)
         self.players = wanted
         self.start_clock = start_clock
         self.play_clock = play_clock

@@ -99,7 +99,7 @@ def solve(game: Game, budget: float = 60.0, max_states: int | None = None) -> So
     except _OutOfBudget:
         return Solution(
             False, "", {}, [], len(nodes), time.monotonic() - started,
-            f"not solved within budget ({len(nodes)} states searched)",
+            "not solved within budget",
         )
     except _Cycle as cycle:
         return Solution(False, "", {}, [], len(nodes), time.monotonic() - started, str(cycle))

@@ -99,14 +99,17 @@ class MctsPlayer(Player):
         self._root = None
 
     def _reuse(self, state: State) -> _Node:
-        """The node of ``state``: the old root or one of its children when the tree has it."""
-        root = self._root
-        if root is not None:
-            if root.state == state:
-                return root
-            for child in root.children.values():
-                if child.state == state:
-                    return child
+        """The node of ``state`` in the old tree (the root or up to two joint moves below), else a new one.
+
+        Two levels cover turn-taking games, where the runner need not ask this player while the
+        opponent moves.
+        """
+        level = [self._root] if self._root is not None else []
+        for _ in range(3):
+            for node in level:
+                if node.state == state:
+                    return node
+            level = [child for node in level for child in node.children.values()]
         return _Node(state, self.game.roles)
 
     def _iterate(self, root: _Node) -> None:

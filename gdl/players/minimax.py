@@ -13,9 +13,11 @@ cut-off, which means the search was exhaustive and its value exact. The move of 
 iteration is played.
 
 **Heuristic at cut-off depths** (documented as such: it is a guess, not a value). A state at the depth
-limit that is not terminal is scored with the player's goal value in that state when the rules define
-exactly one (many games define goals in every state, e.g. a count of pieces), and 50 otherwise. The
-player trusts terminal values over these guesses only in as far as deeper iterations reach them.
+limit that is not terminal is scored ``25 + goal / 2``, where ``goal`` is the player's goal value in
+that state when the rules define exactly one (many games define goals in every state, e.g. a count of
+pieces) and 50 otherwise. Squeezing guesses into [25, 75] keeps proven outcomes apart from them: a
+proven win (100) always beats a guess, a guess always beats a proven loss (0), so the player never
+walks into a loss it has seen in favour of a position it merely does not know.
 """
 
 from __future__ import annotations
@@ -145,8 +147,9 @@ class MinimaxPlayer(Player):
         return best_value
 
     def heuristic(self, state: State) -> float:
-        """The guess at a cut-off: this role's goal value in ``state`` if defined, else 50."""
+        """The guess at a cut-off: 25 + half this role's goal value in ``state`` (50 when undefined)."""
         try:
-            return float(state.goals()[self.role])
+            goal = float(state.goals()[self.role])
         except GameDefinitionError:
-            return _UNKNOWN_GOAL
+            goal = _UNKNOWN_GOAL
+        return 25.0 + goal / 2

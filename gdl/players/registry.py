@@ -35,6 +35,7 @@ PLAYER_KINDS: dict[str, type[Player]] = {
 _CONVERTERS: dict[type, Callable[[str], object]] = {int: int, float: float, str: str}
 #: Options that are not written as text (streams of the human player).
 _HIDDEN = {"input", "output"}
+_NOT_OPTIONS = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
 
 def options(kind: str) -> dict[str, type]:
@@ -42,8 +43,8 @@ def options(kind: str) -> dict[str, type]:
     cls = PLAYER_KINDS[kind]
     hints = typing.get_type_hints(cls.__init__)
     result = {}
-    for name in inspect.signature(cls.__init__).parameters:
-        if name == "self" or name in _HIDDEN:
+    for name, parameter in inspect.signature(cls.__init__).parameters.items():
+        if name == "self" or name in _HIDDEN or parameter.kind in _NOT_OPTIONS:
             continue
         hint = hints[name]
         if isinstance(hint, types.UnionType):

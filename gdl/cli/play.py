@@ -1,0 +1,160 @@
+"""``gdl play GAME --player ROLE=KIND[:option=value,...] ...``: play one match and show every step.
+
+Each step prints the joint move and then the state: fluents like ``(cell x y v)`` are drawn as a grid
+(first argument down, second across), the other fluents are listed sorted. Roles without a
+``--player`` are played by ``random``. ``--json FILE`` saves the match in the ggp-base format.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+from gdl.cli._common import add_engine_option, load_game
+from gdl.errors import PlayerSpecError, UnknownRoleError
+from gdl.game import Game, State
+from gdl.match import Match, MatchRecord
+from gdl.players import PLAYER_KINDS, Player, make_player
+from gdl.syntax.model import Constant, Function, Term
+
+#: Cell values drawn as an empty square.
+_BLANKS = {"b", "blank", "empty", "none", "nil"}
+#: ``ROLE=`` in front of a player description: an ``=`` before any ``:``.
+_ROLE_PREFIX = re.compile(r"^\s*([^:=\s]+)\s*=(.*)$")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "play",
+        help="play a match between programs and/or people",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("game", metavar="GAME", help="GDL file (.kif)")
+    parser.add_argument(
+        "--player", "-p", action="append", default=[], metavar="[ROLE=]KIND[:option=value,...]",
+        help=f"who plays a role (kinds: {', '.join(sorted(PLAYER_KINDS))}); without ROLE= the roles "
+        "are taken in order",
+    )
+    parser.add_argument("--start-clock", type=float, default=5.0, help="seconds to prepare (default 5)")
+    parser.add_argument("--play-clock", type=float, default=5.0, help="seconds per move (default 5)")
+    parser.add_argument("--seed", type=int, help="seed for the players and the random moves of faulty ones")
+    parser.add_argument("--json", metavar="FILE", help="save the match record (ggp-base JSON) to FILE")
+    parser.add_argument("--quiet", "-q", action="store_true", help="show only the result")
+    add_engine_option(parser)
+    parser.set_defaults(run=run)
+
+
+def assign_players(game: Game, specs: list[str], seed: int | None) -> dict[str, Player]:
+    """Players by role from ``[ROLE=]SPEC`` texts; unnamed roles get the next free role, then random."""
+    chosen: dict[str, str] = {}
+    unnamed: list[str] = []
+    for text in specs:
+        match = _ROLE_PREFIX.match(text)
+        if match:
+            role = game.roles[game.role_index(match.group(1))]
+            if role in chosen:
+                raise PlayerSpecError(f"role {role!r} is given two players")
+            chosen[role] = match.group(2)
+        else:
+            unnamed.append(text)
+    free = [r for r in game.roles if r not in chosen]
+    if len(unnamed) > len(free):
+        raise PlayerSpecError(f"{len(specs)} players given for {len(game.roles)} role(s)")
+    chosen.update(zip(free, unnamed, strict=False))
+    return {
+        role: make_player(chosen.get(role, "random"), None if seed is None else seed + index)
+        for index, role in enumerate(game.roles)
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    game = load_game(args.game, args.engine, "play")
+    if game is None:
+        return 2
+    try:
+        players = assign_players(game, args.player, args.seed)
+        match = Match(
+            game, players, args.start_clock, args.play_clock, seed=args.seed,
+            on_step=None if args.quiet else show_step,
+        )
+    except (PlayerSpecError, UnknownRoleError, ValueError) as problem:
+        print(f"gdl play: {problem}", file=sys.stderr)
+        return 2
+    shown = ", ".join(f"{role} = {player.name}" for role, player in players.items())
+    print(f"{game.name}: {shown} (play clock {args.play_clock:g} s)")
+    record = match.run()
+    if record.completed:
+        print("\ngoals: " + ", ".join(f"{role} {value}" for role, value in record.goals.items()))
+    else:
+        print(f"aborted: {record.abort_reason}")
+    errors = {role: record.error_count(role) for role in record.roles}
+    if any(errors.values()):
+        print("errors: " + ", ".join(f"{role} {count}" for role, count in errors.items()))
+    if args.json:
+        Path(args.json).write_text(json.dumps(record.to_json(), indent=2) + "\n", encoding="utf-8")
+    return 0 if record.completed else 1
+
+
+def show_step(record: MatchRecord) -> None:
+    """Print the last step of ``record``: its joint move and errors, then the state reached."""
+    if record.moves:
+        step = len(record.moves)
+        joint = "; ".join(f"{role} {move}" for role, move in record.moves[-1].items())
+        print(f"\nstep {step}: {joint}")
+        for role, error in record.errors[-1].items():
+            if error:
+                print(f"  ! {role}: {error} (a random legal move was played)")
+    else:
+        for role, error in record.start_errors.items():
+            if error:
+                print(f"  ! {role} at the start: {error}")
+        print("\ninitial state")
+    print(render(record.states[-1]))
+    sys.stdout.flush()
+
+
+def render(state: State) -> str:
+    """The state as text: a grid for the largest set of ``(name x y value)`` fluents, then the rest."""
+    fluents = sorted(state.fluents(), key=str)
+    board = _largest_board(fluents)
+    lines = _grid(board) if board else []
+    lines += [f"  {fluent}" for fluent in fluents if fluent not in board]
+    return "\n".join(lines)
+
+
+def _largest_board(fluents: list[Term]) -> list[Function]:
+    """The fluents of the relation that looks most like a 2-D board (at least 4 distinct cells)."""
+    groups: dict[str, list[Function]] = {}
+    for fluent in fluents:
+        if (
+            isinstance(fluent, Function) and len(fluent.args) == 3
+            and all(isinstance(a, Constant) for a in fluent.args[:2])
+        ):
+            groups.setdefault(fluent.name, []).append(fluent)
+    boards = [
+        cells for cells in groups.values()
+        if len(cells) >= 4 and len({c.args[:2] for c in cells}) == len(cells)
+    ]
+    return max(boards, key=len, default=[])
+
+
+def _grid(cells: list[Function]) -> list[str]:
+    def order(term: Term) -> tuple[int, int, str]:
+        text = str(term)
+        return (0, int(text), "") if text.isdigit() else (1, 0, text)
+
+    rows = sorted({c.args[0] for c in cells}, key=order)
+    columns = sorted({c.args[1] for c in cells}, key=order)
+    value = {(c.args[0], c.args[1]): str(c.args[2]) for c in cells}
+    shown = {k: "." if v in _BLANKS else v for k, v in value.items()}
+    width = max(len(str(t)) for t in [*columns, *shown.values()])
+    margin = max(len(str(r)) for r in rows)
+    lines = [" " * (margin + 3) + " ".join(str(c).rjust(width) for c in columns)]
+    for row in rows:
+        squares = " ".join(shown.get((row, column), " ").rjust(width) for column in columns)
+        lines.append(f"  {str(row).rjust(margin)} {squares}")
+    return lines

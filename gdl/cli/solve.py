@@ -1,0 +1,49 @@
+"""``gdl solve GAME``: the game-theoretic value of a small game, by searching every reachable state."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from gdl.cli._common import add_engine_option, load_game
+from gdl.solve import solve
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "solve", help="compute a small game's value under perfect play", description=__doc__
+    )
+    parser.add_argument("game", metavar="GAME", help="GDL file (.kif)")
+    parser.add_argument(
+        "--budget", type=float, default=60.0, metavar="SECONDS", help="give up after this long (default 60)"
+    )
+    parser.add_argument("--max-states", type=int, metavar="N", help="give up after N reachable states")
+    parser.add_argument("--json", action="store_true", help="print the result as a JSON object")
+    add_engine_option(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.budget <= 0 or (args.max_states is not None and args.max_states < 1):
+        print("gdl solve: --budget and --max-states must be positive", file=sys.stderr)
+        return 2
+    game = load_game(args.game, args.engine, "solve")
+    if game is None:
+        return 2
+    solution = solve(game, budget=args.budget, max_states=args.max_states)
+    if args.json:
+        print(json.dumps({"game": game.name, **solution.to_json()}, indent=2))
+        return 0 if solution.solved else 1
+    if not solution.solved:
+        print(f"{game.name}: {solution.reason} ({solution.states} states, {solution.seconds:.2f} s)")
+        return 1
+    print(f"{game.name}: solved; {solution.concept}")
+    print("value: " + ", ".join(f"{role} {value}" for role, value in solution.value.items()))
+    print(f"principal variation ({len(solution.pv)} steps):")
+    for step, joint in enumerate(solution.pv, 1):
+        print(f"  {step:>3}. " + "; ".join(f"{role} {move}" for role, move in joint.items()))
+    for note in solution.notes:
+        print(f"note: {note}")
+    print(f"{solution.states} states searched in {solution.seconds:.2f} s")
+    return 0

@@ -1,0 +1,164 @@
+"""Tournaments: many matches between the same players, in parallel processes, with roles rotated.
+
+>>> from gdl.tournament import run_tournament
+>>> result = run_tournament("games/tictactoe.kif", ["minimax", "random"], matches=4, play_clock=0.5)
+>>> [s.losses for s in result.standings][0]
+0
+
+Match ``i`` gives role ``r`` to player ``(r + i) mod k`` (k roles, k players), so with two players
+they swap sides every match. A player *wins* a match when its goal is higher than every other
+role's, *loses* when some other role's goal is higher, and *draws* otherwise; in a single-player game
+a win is goal 100 and a loss goal 0. Aborted matches are counted apart and left out of the standings.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import math
+import multiprocessing
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import gdl
+from gdl.match import Match
+from gdl.players import make_player, parse_spec
+
+
+@dataclass
+class Standing:
+    """How one player did over the tournament."""
+
+    spec: str
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    errors: int = 0
+    goals: list[int] = field(default_factory=list)
+
+    @property
+    def mean(self) -> float:
+        return statistics.fmean(self.goals) if self.goals else math.nan
+
+    @property
+    def ci95(self) -> float:
+        """Half-width of the normal-approximation 95 % confidence interval of the mean goal."""
+        if len(self.goals) < 2:
+            return math.nan
+        return 1.96 * statistics.stdev(self.goals) / math.sqrt(len(self.goals))
+
+
+@dataclass
+class TournamentResult:
+    game: str
+    roles: tuple[str, ...]
+    standings: list[Standing]
+    matches: list[dict[str, Any]]
+    aborted: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "roles": list(self.roles),
+            "standings": [
+                {
+                    "player": s.spec, "wins": s.wins, "draws": s.draws, "losses": s.losses,
+                    "errors": s.errors, "mean": s.mean, "ci95": s.ci95,
+                }
+                for s in self.standings
+            ],
+            "aborted": self.aborted,
+            "matches": self.matches,
+        }
+
+
+@lru_cache(maxsize=4)
+def _load(path: str, engine: str) -> gdl.Game:
+    return gdl.load(path, engine=engine)
+
+
+def play_one(
+    path: str, engine: str, specs: list[str], start_clock: float, play_clock: float, seed: int | None
+) -> dict[str, Any]:
+    """One match; ``specs`` are in role order. The summary is small, so it crosses processes cheaply."""
+    game = _load(path, engine)
+    players = {
+        role: make_player(spec, None if seed is None else seed * 100 + index)
+        for index, (role, spec) in enumerate(zip(game.roles, specs, strict=True))
+    }
+    record = Match(game, players, start_clock, play_clock, seed=seed).run()
+    return {
+        "players": specs,
+        "goals": [record.goals[r] for r in game.roles] if record.completed else None,
+        "errors": [record.error_count(r) for r in game.roles],
+        "steps": len(record.moves),
+        "abortReason": record.abort_reason,
+    }
+
+
+def run_tournament(
+    path: str,
+    specs: list[str],
+    matches: int,
+    *,
+    start_clock: float = 1.0,
+    play_clock: float = 1.0,
+    jobs: int | None = None,
+    seed: int | None = None,
+    engine: str = "auto",
+    progress: Callable[[int, int], None] | None = None,
+) -> TournamentResult:
+    """Play ``matches`` matches of the game in ``path`` between ``specs`` (one per role)."""
+    game = _load(path, engine)
+    for spec in specs:
+        parse_spec(spec)
+    if len(specs) != len(game.roles):
+        raise ValueError(f"{len(specs)} players given for the {len(game.roles)} role(s) of {game.name}")
+    if matches < 1:
+        raise ValueError(f"the number of matches must be at least 1, got {matches}")
+    k = len(specs)
+    seats = [[(r + i) % k for r in range(k)] for i in range(matches)]
+    context = multiprocessing.get_context("forkserver")
+    summaries: list[dict[str, Any] | None] = [None] * matches
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = {
+            pool.submit(
+                play_one, path, engine, [specs[p] for p in seats[i]], start_clock, play_clock,
+                None if seed is None else seed + i,
+            ): i
+            for i in range(matches)
+        }
+        for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            summaries[futures[future]] = future.result()
+            if progress:
+                progress(done, matches)
+    standings = [Standing(spec) for spec in specs]
+    result = TournamentResult(game.name, game.roles, standings, [])
+    for i, summary in enumerate(summaries):
+        assert summary is not None
+        summary["seats"] = seats[i]
+        result.matches.append(summary)
+        for role, player in enumerate(seats[i]):
+            standings[player].errors += summary["errors"][role]
+        if summary["goals"] is None:
+            result.aborted += 1
+            continue
+        for role, player in enumerate(seats[i]):
+            _score(standings[player], role, summary["goals"])
+    return result
+
+
+def _score(standing: Standing, role: int, goals: list[int]) -> None:
+    mine = goals[role]
+    standing.goals.append(mine)
+    others = [g for r, g in enumerate(goals) if r != role]
+    best_other = max(others) if others else None
+    if best_other is None:
+        won, lost = mine == 100, mine == 0
+    else:
+        won, lost = mine > best_other, mine < best_other
+    standing.wins += won
+    standing.losses += lost
+    standing.draws += not won and not lost

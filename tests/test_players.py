@@ -1,0 +1,273 @@
+"""Players: the registry of kinds and options, and each kind's choices checked against game theory."""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+
+import pytest
+
+import gdl
+from gdl.errors import PlayerSpecError
+from gdl.game import Game, State
+from gdl.players import PLAYER_KINDS, Player, make_player, options, parse_spec
+from gdl.players.human import HumanPlayer
+from gdl.players.mcts import MctsPlayer
+from gdl.players.minimax import MinimaxPlayer
+from gdl.players.random import RandomPlayer
+
+GAMES = Path(__file__).resolve().parent.parent / "games"
+
+#: A simultaneous-move game in which ``a`` wins for ``row`` whatever ``column`` does, and ``column``
+#: gets 70 from ``l`` and 30 from ``r`` whatever ``row`` does (dominant moves for both).
+DOMINANT = """
+(role row) (role column)
+(init start)
+(legal row a) (legal row b) (legal column l) (legal column r)
+(<= (next done) (true start))
+(<= (next (played ?m)) (does row ?m))
+(<= (next (answered ?m)) (does column ?m))
+(<= terminal (true done))
+(<= (goal row 100) (true (played a)))
+(<= (goal row 0) (not (true (played a))))
+(<= (goal column 70) (true (answered l)))
+(<= (goal column 30) (not (true (answered l))))
+"""
+
+
+@pytest.fixture(scope="module")
+def tictactoe() -> Game:
+    return gdl.load(GAMES / "tictactoe.kif")
+
+
+def board(game: Game, rows: list[str], to_move: str) -> State:
+    """A tictactoe state from three rows of ``x``, ``o`` and ``.``."""
+    fluents = [
+        f"(cell {r} {c} {'b' if mark == '.' else mark})"
+        for r, row in enumerate(rows, 1)
+        for c, mark in enumerate(row, 1)
+    ]
+    return game.state([*fluents, f"(control {to_move})"])
+
+
+def started(spec: str, game: Game, role: str, clock: float = 5.0) -> Player:
+    player = make_player(spec)
+    player.start(game, role, clock, clock)
+    return player
+
+
+# -- registry -----------------------------------------------------------------------------------------
+
+
+def test_every_kind_is_built_from_its_name() -> None:
+    assert set(PLAYER_KINDS) == {"random", "legal", "human", "minimax", "mcts"}
+    for kind, cls in PLAYER_KINDS.items():
+        player = make_player(kind)
+        assert isinstance(player, cls)
+        assert player.name == kind
+
+
+def test_options_are_converted_to_their_types() -> None:
+    player = make_player(" MCTS : iterations = 250, c=0.5 ,seed=3")
+    assert isinstance(player, MctsPlayer)
+    assert (player.iterations, player.c) == (250, 0.5)
+    minimax = make_player("minimax:depth=3,margin=0.2")
+    assert isinstance(minimax, MinimaxPlayer)
+    assert (minimax.max_depth, minimax.margin) == (3, 0.2)
+    assert options("mcts") == {"iterations": int, "c": float, "seed": int, "margin": float}
+    assert options("human") == {}
+    assert parse_spec("random:seed=4") == ("random", {"seed": "4"})
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("alphazero", "unknown player kind: 'alphazero' (choose from: human, legal, mcts, minimax, random)"),
+        ("minimax:dept=3", "unknown option 'dept' for minimax player (options: depth, margin)"),
+        ("legal:seed=1", "unknown option 'seed' for legal player (options: none)"),
+        ("mcts:iterations=many", "option 'iterations' of mcts player expects int, got 'many'"),
+        ("mcts:iterations", "option 'iterations' of mcts player is not of the form option=value"),
+        ("mcts:iterations=0", "bad mcts player: mcts iterations must be at least 1, got 0"),
+        ("minimax:depth=-2", "bad minimax player: minimax depth must be at least 1, got -2"),
+    ],
+)
+def test_bad_descriptions_get_clear_errors(spec: str, message: str) -> None:
+    with pytest.raises(PlayerSpecError) as caught:
+        make_player(spec)
+    assert str(caught.value) == message
+
+
+def test_the_seed_argument_is_a_default_that_the_description_overrides() -> None:
+    game = gdl.load(GAMES / "tictactoe.kif")
+    state = game.initial_state()
+
+    def choices(spec: str, seed: int | None) -> list[str]:
+        player = make_player(spec, seed)
+        player.start(game, "xplayer", 1, 1)
+        return [str(player.play(state, time.monotonic() + 1)) for _ in range(12)]
+
+    assert choices("random", 5) == choices("random", 5) == choices("random:seed=5", 99)
+    assert choices("random", 5) != choices("random", 6)
+
+
+# -- random and legal ---------------------------------------------------------------------------------
+
+
+def test_random_and_legal_players_choose_legal_moves(tictactoe: Game) -> None:
+    state = board(tictactoe, ["x.o", ".x.", "o.."], "xplayer")
+    legal = state.legal_moves("xplayer")
+    random_player = started("random:seed=2", tictactoe, "xplayer")
+    seen = {random_player.play(state, time.monotonic() + 1) for _ in range(60)}
+    assert seen == set(legal)  # uniform over 5 moves: 60 draws miss one with probability < 1e-5
+    legal_player = started("legal", tictactoe, "xplayer")
+    assert legal_player.play(state, time.monotonic() + 1) == legal[0]
+    assert str(legal[0]) == "(mark 1 2)"
+    assert str(started("legal", tictactoe, "oplayer").play(state, time.monotonic() + 1)) == "noop"
+
+
+# -- human ----------------------------------------------------------------------------------------------
+
+
+def test_human_player_reasks_until_the_input_is_a_legal_move(tictactoe: Game) -> None:
+    state = board(tictactoe, ["xo.", "...", "..."], "xplayer")
+    script = io.StringIO("\n0\n99\nplease\n(mark 1 1)\n((\n3\n")
+    shown = io.StringIO()
+    human = HumanPlayer(input=script, output=shown)
+    human.start(tictactoe, "xplayer", 1, 1)
+    move = human.play(state, time.monotonic() + 1)
+    assert str(move) == "(mark 2 2)"  # the third legal move: (mark 1 3), (mark 2 1), (mark 2 2), ...
+    text = shown.getvalue()
+    assert "  1. (mark 1 3)" in text and "  7. (mark 3 3)" in text
+    assert text.count("not a legal move") == 6  # "", 0, 99, please, an occupied cell, bad KIF
+
+
+def test_human_player_accepts_a_move_written_as_kif(tictactoe: Game) -> None:
+    state = board(tictactoe, ["...", "...", "..."], "oplayer")
+    human = HumanPlayer(input=io.StringIO("  NOOP \n"), output=io.StringIO())
+    human.start(tictactoe, "xplayer", 1, 1)
+    assert str(human.play(state, time.monotonic() + 1)) == "noop"
+
+
+def test_human_player_gives_up_at_the_end_of_input(tictactoe: Game) -> None:
+    human = HumanPlayer(input=io.StringIO("nonsense\n"), output=io.StringIO())
+    human.start(tictactoe, "xplayer", 1, 1)
+    with pytest.raises(EOFError, match="input ended before xplayer chose a move"):
+        human.play(tictactoe.initial_state(), time.monotonic() + 1)
+
+
+# -- minimax ----------------------------------------------------------------------------------------------
+
+
+def test_minimax_takes_a_win_in_one(tictactoe: Game) -> None:
+    state = board(tictactoe, ["xx.", "oo.", "..."], "xplayer")
+    player = started("minimax:depth=2", tictactoe, "xplayer")
+    assert str(player.play(state, time.monotonic() + 5)) == "(mark 1 3)"
+
+
+def test_minimax_blocks_the_only_threat(tictactoe: Game) -> None:
+    state = board(tictactoe, ["x..", ".o.", "..x"], "oplayer")
+    # x threatens nothing yet; o must not play a corner (x would fork): an edge is the only safe reply.
+    player = started("minimax", tictactoe, "oplayer")
+    move = str(player.play(state, time.monotonic() + 10))
+    assert move in {"(mark 1 2)", "(mark 2 1)", "(mark 2 3)", "(mark 3 2)"}
+    assert player.info()["exact"] is True and player.info()["value"] == 50
+
+
+def test_minimax_proves_a_lost_position(tictactoe: Game) -> None:
+    # x has a fork (two open lines) and o to move can block only one.
+    state = board(tictactoe, ["x.x", ".o.", "x.o"], "oplayer")
+    player = started("minimax", tictactoe, "oplayer")
+    player.play(state, time.monotonic() + 10)
+    assert (player.info()["exact"], player.info()["value"]) == (True, 0.0)
+
+
+def test_minimax_plays_nim_by_theory() -> None:
+    game = gdl.load(GAMES / "nim.kif")
+    for stones in (2, 3, 5, 6):
+        state = game.state([f"(stones {stones})", "(control first)"])
+        move = started("minimax", game, "first").play(state, time.monotonic() + 10)
+        take = int(str(move).split()[1].rstrip(")"))
+        assert (stones - take) % 3 == 1  # leave a pile one more than a multiple of three
+
+
+def test_minimax_is_paranoid_but_finds_dominant_simultaneous_moves() -> None:
+    game = gdl.parse(DOMINANT)
+    state = game.initial_state()
+    assert str(started("minimax", game, "row").play(state, time.monotonic() + 5)) == "a"
+    assert str(started("minimax", game, "column").play(state, time.monotonic() + 5)) == "l"
+
+
+def test_minimax_answers_before_its_deadline(tictactoe: Game) -> None:
+    player = started("minimax:margin=0.05", tictactoe, "xplayer")
+    begun = time.monotonic()
+    move = player.play(tictactoe.initial_state(), begun + 0.3)
+    assert time.monotonic() - begun < 0.3
+    assert move in tictactoe.initial_state().legal_moves("xplayer")
+
+
+# -- mcts -------------------------------------------------------------------------------------------------
+
+
+def test_mcts_takes_a_win_in_one_and_counts_iterations(tictactoe: Game) -> None:
+    state = board(tictactoe, ["xx.", "oo.", "..."], "xplayer")
+    player = started("mcts:iterations=300,seed=1", tictactoe, "xplayer", clock=30)
+    assert str(player.play(state, time.monotonic() + 30)) == "(mark 1 3)"
+    assert player.info()["iterations"] == 300
+
+
+def test_mcts_is_reproducible_with_a_seed_and_an_iteration_budget(tictactoe: Game) -> None:
+    def run() -> list[str]:
+        player = started("mcts:iterations=60,seed=7", tictactoe, "xplayer", clock=30)
+        return [str(player.play(tictactoe.initial_state(), time.monotonic() + 30)) for _ in range(3)]
+
+    assert run() == run()
+
+
+def test_mcts_reuses_its_tree_for_the_state_reached(tictactoe: Game) -> None:
+    player = MctsPlayer(iterations=300, seed=3)
+    player.start(tictactoe, "xplayer", 30, 30)
+    state = tictactoe.initial_state()
+    move = player.play(state, time.monotonic() + 30)
+    root = player._root
+    assert root is not None
+    after = next(child for child in root.children.values() if child.state == state.next(
+        {"xplayer": move, "oplayer": "noop"}
+    ))
+    # The reply the tree explored most, two plies below the root: the state x faces next.
+    reached = max(after.children.values(), key=lambda node: sum(map(sum, node.visits)))
+    kept = player._reuse(reached.state)
+    assert kept is reached
+    assert sum(kept.visits[0]) > 0  # statistics gathered while thinking about the earlier move
+    player.play(reached.state, time.monotonic() + 30)
+    assert player._root is reached
+
+
+def test_mcts_decoupled_selection_finds_dominant_simultaneous_moves() -> None:
+    game = gdl.parse(DOMINANT)
+    for role, best in (("row", "a"), ("column", "l")):
+        player = started("mcts:iterations=200,seed=2", game, role)
+        assert str(player.play(game.initial_state(), time.monotonic() + 30)) == best
+
+
+def test_mcts_answers_before_its_deadline(tictactoe: Game) -> None:
+    player = started("mcts:margin=0.05", tictactoe, "xplayer")
+    begun = time.monotonic()
+    player.play(tictactoe.initial_state(), begun + 0.3)
+    assert time.monotonic() - begun < 0.3
+    assert player.info()["iterations"] > 0
+
+
+def test_every_program_player_completes_rock_paper_scissors() -> None:
+    game = gdl.load(GAMES / "rps.kif")
+    for kind in ("random:seed=1", "legal", "minimax:depth=2", "mcts:iterations=30,seed=1"):
+        players = {role: started(kind, game, role) for role in game.roles}
+        state = game.initial_state()
+        while not state.is_terminal():
+            state = state.next({r: p.play(state, time.monotonic() + 5) for r, p in players.items()})
+        assert sum(state.goals().values()) == 100
+
+
+def test_random_player_is_a_player() -> None:
+    assert issubclass(RandomPlayer, Player)
+    assert repr(RandomPlayer()) == "<RandomPlayer 'random'>"
