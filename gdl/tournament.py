@@ -93,6 +93,10 @@ def play_one(
         "players": specs,
         "goals": [record.goals[r] for r in game.roles] if record.completed else None,
         "errors": [record.error_count(r) for r in game.roles],
+        "errorMessages": sorted({
+            error for step in [record.start_errors, *record.errors, record.stop_errors]
+            for error in step.values() if error
+        }),
         "steps": len(record.moves),
         "abortReason": record.abort_reason,
     }

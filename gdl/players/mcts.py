@@ -78,11 +78,13 @@ class MctsPlayer(Player):
     def play(self, state: State, deadline: float) -> Term:
         root = self._reuse(state)
         stop_at = deadline - self.margin
-        done = 0
+        done, longest = 0, 0.0
         while self.iterations is None or done < self.iterations:
-            if time.monotonic() >= stop_at:
+            begun = time.monotonic()
+            if begun + longest >= stop_at:  # the next iteration might not end in time
                 break
             self._iterate(root)
+            longest = max(longest, time.monotonic() - begun)
             done += 1
         visits = root.visits[self._index]
         totals = root.totals[self._index]

@@ -1,0 +1,220 @@
+"""The solver: values from game theory (not from our own output), solution concepts, budgets, the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+from pathlib import Path
+
+import pytest
+from clingo_gdl import ClingoGame
+
+import gdl
+from gdl.cli import main
+from gdl.game import Game
+from gdl.solve import (
+    BACKWARD_INDUCTION,
+    BEST_GOAL,
+    MINIMAX,
+    MINIMAX_SIMULTANEOUS,
+    SECURITY,
+    Solution,
+    solve,
+)
+
+GAMES = Path(__file__).resolve().parent.parent / "games"
+
+
+def replay(game: Game, solution: Solution) -> dict[str, int]:
+    """Play the principal variation (every move must be legal) and return the goals at its end."""
+    state = game.initial_state()
+    for joint in solution.pv:
+        state = state.next(joint)
+    assert state.is_terminal()
+    return state.goals()
+
+
+def nim(stones: int) -> str:
+    """Our nim with ``stones`` stones: misère, take one or two, whoever takes the last stone loses."""
+    text = (GAMES / "nim.kif").read_text(encoding="utf-8")
+    assert "(init (stones 7))" in text and "(succ 6 7)" in text
+    more = "".join(f"\n(succ {n} {n + 1})" for n in range(7, stones))
+    return text.replace("(init (stones 7))", f"(init (stones {stones}))") + more
+
+
+def test_tictactoe_is_a_draw() -> None:
+    game = gdl.load(GAMES / "tictactoe.kif")
+    solution = solve(game)
+    assert solution.solved and solution.concept == MINIMAX
+    assert solution.value == {"xplayer": 50, "oplayer": 50}
+    assert replay(game, solution) == {"xplayer": 50, "oplayer": 50}
+    # 5478 legal positions of tictactoe (a known count) -- with the player to move implied by the marks.
+    assert solution.states == 5478
+
+
+@pytest.mark.parametrize("stones", range(1, 13))
+def test_nim_player_to_move_loses_exactly_on_one_more_than_a_multiple_of_three(stones: int) -> None:
+    game = gdl.parse(nim(stones))
+    solution = solve(game)
+    first_loses = stones % 3 == 1
+    assert solution.solved and solution.concept == MINIMAX
+    assert solution.value == ({"first": 0, "second": 100} if first_loses else {"first": 100, "second": 0})
+    assert replay(game, solution) == solution.value
+
+
+def shortest_win(path: Path) -> int:
+    """Length of a shortest sequence to goal 100, by breadth-first search over clingo's reasoning."""
+    oracle = ClingoGame(path)
+    (role,) = oracle.roles
+    seen = {oracle.initial}
+    frontier = deque([(oracle.initial, 0)])
+    while frontier:
+        state, depth = frontier.popleft()
+        if oracle.terminal(state):
+            if oracle.goals(state, role) == ["100"]:
+                return depth
+            continue
+        for joint in oracle.joint_moves(state):
+            after = oracle.next(state, joint)
+            if after not in seen:
+                seen.add(after)
+                frontier.append((after, depth + 1))
+    raise AssertionError("no winning sequence")
+
+
+def test_buttons_is_won_by_the_shortest_sequence() -> None:
+    game = gdl.load(GAMES / "buttons.kif")
+    solution = solve(game)
+    assert solution.solved and solution.concept == BEST_GOAL
+    assert solution.value == {"robot": 100}
+    assert replay(game, solution) == {"robot": 100}
+    assert len(solution.pv) == shortest_win(GAMES / "buttons.kif") == 3  # a, b, a (the game's comment)
+
+
+def test_corpus_buttons_is_won_by_the_shortest_sequence(corpus: Path) -> None:
+    # The corpus game (it has no base facts, so clingo's oracle cannot ground it): lights p, q, r, all off;
+    # a toggles p, b swaps p and q, c swaps q and r; all on wins; the game ends after 6 presses.
+    presses = {
+        "a": lambda p, q, r: (not p, q, r),
+        "b": lambda p, q, r: (q, p, r),
+        "c": lambda p, q, r: (p, r, q),
+    }
+    frontier, depth, seen = {(False, False, False)}, 0, set()
+    while (True, True, True) not in frontier:
+        seen |= frontier
+        frontier = {press(*lights) for lights in frontier for press in presses.values()} - seen
+        depth += 1
+    assert depth <= 6
+    game = gdl.load(corpus / "games" / "buttons.kif")
+    solution = solve(game)
+    assert solution.value == {"robot": 100}
+    assert replay(game, solution) == {"robot": 100}
+    assert len(solution.pv) == depth
+
+
+def test_rock_paper_scissors_secures_nothing_in_pure_strategies() -> None:
+    # Whoever commits to a pure move first loses every round to an opponent who sees it.
+    solution = solve(gdl.load(GAMES / "rps.kif"))
+    assert solution.solved and solution.concept == SECURITY
+    assert solution.value == {"left": 0, "right": 0}
+    assert len(solution.pv) == 3
+
+
+MATRIX = """
+(role row) (role column)
+(init start)
+(legal row a) (legal row b) (legal column l) (legal column r)
+(<= (next done) (true start))
+(<= (next (played ?m ?n)) (does row ?m) (does column ?n))
+(<= terminal (true done))
+(payoff a l 60) (payoff a r 70) (payoff b l 30) (payoff b r 80)
+(complement 60 40) (complement 70 30) (complement 30 70) (complement 80 20)
+(<= (goal row ?v) (true (played ?m ?n)) (payoff ?m ?n ?v))
+(<= (goal column ?w) (true (played ?m ?n)) (payoff ?m ?n ?v) (complement ?v ?w))
+(<= (goal ?p 0) (role ?p) (not done_playing))
+(<= done_playing (true (played ?m ?n)))
+"""
+
+
+def test_a_simultaneous_zero_sum_game_with_a_saddle_point_has_its_minimax_value() -> None:
+    # Row's maximin: a guarantees min(60, 70) = 60; column's: l guarantees min(40, 70) = 40; 60 + 40 = 100.
+    solution = solve(gdl.parse(MATRIX))
+    assert solution.concept == MINIMAX_SIMULTANEOUS
+    assert solution.value == {"row": 60, "column": 40}
+    assert solution.pv == [{"row": "a", "column": "l"}]
+
+
+THREE = """
+(role a) (role b) (role c)
+(init (turn a))
+(legal a x) (<= (legal a y) (true (turn a)))
+(<= (legal b noop) (role b)) (<= (legal c noop) (role c))
+(<= (next (chose ?m)) (does a ?m) (distinct ?m noop))
+(<= terminal (true (chose ?m)))
+(<= (goal a 50) (true (chose x))) (<= (goal b 100) (true (chose x))) (<= (goal c 0) (true (chose x)))
+(<= (goal a 60) (true (chose y))) (<= (goal b 0) (true (chose y))) (<= (goal c 100) (true (chose y)))
+(<= (goal ?p 0) (role ?p) (not chosen))
+(<= chosen (true (chose ?m)))
+"""
+
+
+def test_more_roles_are_solved_by_backward_induction() -> None:
+    solution = solve(gdl.parse(THREE))
+    assert solution.concept == BACKWARD_INDUCTION
+    assert solution.value == {"a": 60, "b": 0, "c": 100}  # a picks what is best for a
+    assert solution.pv == [{"a": "y", "b": "noop", "c": "noop"}]
+
+
+def test_an_exhausted_budget_is_reported_honestly() -> None:
+    solution = solve(gdl.load(GAMES / "tictactoe.kif"), max_states=10)
+    assert not solution.solved
+    assert solution.reason == "not solved within budget"
+    assert solution.states == 10 and solution.value == {} and solution.pv == []
+
+
+def test_a_game_that_can_repeat_a_state_is_not_solved() -> None:
+    looping = """
+    (role r) (init here)
+    (legal r stay) (legal r leave)
+    (<= (next here) (does r stay))
+    (<= (next gone) (does r leave))
+    (<= terminal (true gone))
+    (goal r 100)
+    """
+    solution = solve(gdl.parse(looping))
+    assert not solution.solved and "a state repeats" in solution.reason
+
+
+# -- the command ------------------------------------------------------------------------------------------
+
+
+def test_gdl_solve_prints_value_line_and_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", str(GAMES / "buttons.kif")]) == 0
+    out = capsys.readouterr().out
+    assert "solved; best reachable goal" in out
+    assert "value: robot 100" in out
+    assert re.search(r"1\. robot a\n +2\. robot b\n +3\. robot a\n", out)
+    assert re.search(r"\d+ states searched in \d+\.\d\d s", out)
+
+
+def test_gdl_solve_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", str(GAMES / "buttons.kif"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["solved"] is True and data["value"] == {"robot": 100}
+    assert data["pv"] == [{"robot": "a"}, {"robot": "b"}, {"robot": "a"}]
+    assert isinstance(data["states"], int) and isinstance(data["seconds"], float)
+
+
+def test_gdl_solve_out_of_budget_and_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["solve", str(GAMES / "tictactoe.kif"), "--max-states", "50"]) == 1
+    assert "tictactoe: not solved within budget (50 states" in capsys.readouterr().out
+    assert main(["solve", str(GAMES / "tictactoe.kif"), "--max-states", "50", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["solved"] is False
+    assert main(["solve", str(tmp_path / "missing.kif")]) == 2
+    assert "missing.kif: no such file" in capsys.readouterr().err
+    broken = tmp_path / "broken.kif"
+    broken.write_text("(role robot\n", encoding="utf-8")
+    assert main(["solve", str(broken)]) == 2
+    assert "the game has errors" in capsys.readouterr().err
+    assert main(["solve", str(GAMES / "buttons.kif"), "--budget", "0"]) == 2
