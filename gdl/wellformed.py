@@ -229,8 +229,8 @@ class _Evaluation:
     """What one state says: terminal, goals (or the problem with them), legal moves per role."""
 
     terminal: bool
-    goals: dict[str, int] | None
-    goal_problem: str
+    goals: dict[str, int]  # the roles with exactly one goal value
+    goal_problem: str  # a player without exactly one goal value, or ""
     legal: tuple[tuple[Term, ...], ...]
     stuck: str  # a role without a legal move in a non-terminal state, or ""
 
@@ -241,6 +241,8 @@ class _Analysis:
     def __init__(self, game: Game, progress: Callable[[Progress], None] | None) -> None:
         self.game = game
         self.roles = game.roles
+        # GDL-II's random role is nature, not a player: it needs legal moves but neither goals nor wins.
+        self.players = tuple(role for role in self.roles if role != "random")
         self.progress = progress
         self.nodes: list[_Node] = []
         self.index: dict[State, int] = {}
@@ -258,10 +260,9 @@ class _Analysis:
     def evaluate(self, state: State) -> _Evaluation:
         terminal = state.is_terminal()
         try:
-            goals: dict[str, int] | None = state.goals()
-            problem = ""
-        except GameDefinitionError as error:
-            goals, problem = None, str(error)
+            goals, problem = state.goals(), ""
+        except GameDefinitionError:
+            goals, problem = self.goals_by_role(state)
         legal: list[tuple[Term, ...]] = []
         stuck = ""
         if not terminal:
@@ -273,15 +274,31 @@ class _Analysis:
                     stuck = stuck or role
         return _Evaluation(terminal, goals, problem, tuple(legal), stuck)
 
+    def goals_by_role(self, state: State) -> tuple[dict[str, int], str]:
+        """The goal of each role that has exactly one value in 0..100, and what is wrong for the first
+        player that has not. :meth:`State.goals` is all or nothing, so this asks the reasoner role by role.
+        """
+        reasoner = self.game.reasoner
+        data = reasoner.from_fluents(state.fluents())
+        goals: dict[str, int] = {}
+        problem = ""
+        for index, role in enumerate(self.roles):
+            values = sorted(map(str, reasoner.goals(data, index)))
+            if len(values) == 1 and values[0].isdigit() and int(values[0]) <= 100:
+                goals[role] = int(values[0])
+            elif role in self.players and not problem:
+                problem = f"role {role!r} has {len(values)} goal values ({', '.join(values) or 'none'})"
+        return goals, problem
+
     def observe(self, evaluation: _Evaluation, moves: Callable[[], tuple[tuple[str, ...], ...]]) -> None:
         """Record the failures and goal witnesses a state shows; ``moves`` is the way to it."""
-        if evaluation.goals is None:
+        if evaluation.goal_problem:
             self.fail(
                 "monotonic", f"goals are not defined in a reachable state: {evaluation.goal_problem}", moves
             )
             if evaluation.terminal:
-                self.fail("goals_defined", evaluation.goal_problem, moves)
-        elif evaluation.terminal:
+                self.fail("goals_defined", f"in a terminal state, {evaluation.goal_problem}", moves)
+        if evaluation.terminal:
             for role, value in evaluation.goals.items():
                 if value > self.best.get(role, (-1, ()))[0]:
                     self.best[role] = (value, moves())
@@ -423,11 +440,9 @@ class _Analysis:
             if node.goals is None or not node.edges:
                 continue
             for joint, child in node.edges:
-                after = self.nodes[child].goals
-                if after is None:
-                    continue
-                for role in self.roles:
-                    if after[role] < node.goals[role]:
+                after = self.nodes[child].goals or {}
+                for role in self.players:
+                    if role in after and role in node.goals and after[role] < node.goals[role]:
                         self.fail(
                             "monotonic",
                             f"the goal value of {role} drops from {node.goals[role]} to {after[role]}",
@@ -455,7 +470,7 @@ class _Analysis:
             if node.edges is None:
                 won[node_id] = optimistic
             elif node.terminal:
-                won[node_id] = node.goals is not None and node.goals[role] == 100
+                won[node_id] = node.goals is not None and node.goals.get(role) == 100
             for joint, child in node.edges or ():
                 key = (node_id, joint[me])
                 pending[key] = pending.get(key, 0) + 1
@@ -471,11 +486,11 @@ class _Analysis:
         return won[0]
 
     def check_winnability(self) -> tuple[Verdict, Verdict]:
-        losers = [role for role in self.roles if self.best.get(role, (-1, ()))[0] < 100]
+        losers = [role for role in self.players if self.best.get(role, (-1, ()))[0] < 100]
         weak: Verdict = True if not losers else (False if self.complete else None)
-        if any(self.forced_win(role, optimistic=False) for role in self.roles):
+        if any(self.forced_win(role, optimistic=False) for role in self.players):
             strong: Verdict = True
-        elif self.complete or not any(self.forced_win(role, optimistic=True) for role in self.roles):
+        elif self.complete or not any(self.forced_win(role, optimistic=True) for role in self.players):
             strong = False
         else:
             strong = None

@@ -23,7 +23,7 @@ Joint = tuple[int, ...]
 
 @dataclass(frozen=True)
 class GraphGame:
-    roles: int
+    names: tuple[str, ...]  # the second role may be GDL-II's random, which needs no goals
     terminal: tuple[bool, ...]
     goals: tuple[tuple[int | None, ...], ...]  # per state, per role
     moves: tuple[tuple[int, ...], ...]  # per state, per role: how many moves
@@ -33,7 +33,8 @@ class GraphGame:
         return list(itertools.product(*(range(n) for n in self.moves[state])))
 
     def kif(self) -> str:
-        lines = [f"(role r{r})" for r in range(self.roles)]
+        names = self.names
+        lines = [f"(role {name})" for name in names]
         lines += ["(init (at s0))", "(<= terminal (true (at never)))", "(<= (goal r0 0) (true (at never)))"]
         lines.append("(<= (legal r0 m0) (true (at never)))")
         for state, terminal in enumerate(self.terminal):
@@ -41,11 +42,11 @@ class GraphGame:
                 lines.append(f"(<= terminal (true (at s{state})))")
             for role, value in enumerate(self.goals[state]):
                 if value is not None:
-                    lines.append(f"(<= (goal r{role} {value}) (true (at s{state})))")
+                    lines.append(f"(<= (goal {names[role]} {value}) (true (at s{state})))")
             for role, count in enumerate(self.moves[state]):
-                lines += [f"(<= (legal r{role} m{m}) (true (at s{state})))" for m in range(count)]
+                lines += [f"(<= (legal {names[role]} m{m}) (true (at s{state})))" for m in range(count)]
             for joint in self.joints(state):
-                does = " ".join(f"(does r{role} m{m})" for role, m in enumerate(joint))
+                does = " ".join(f"(does {names[role]} m{m})" for role, m in enumerate(joint))
                 target = self.successor[(state, joint)]
                 lines.append(f"(<= (next (at s{target})) (true (at s{state})) {does})")
         return "\n".join(lines)
@@ -53,7 +54,8 @@ class GraphGame:
 
 @st.composite
 def graph_games(draw: st.DrawFn) -> GraphGame:
-    roles = draw(st.integers(1, 2))
+    names = draw(st.sampled_from([("r0",), ("r0", "r1"), ("r0", "random")]))
+    roles = len(names)
     states = draw(st.integers(1, 6))
     terminal = tuple(draw(st.lists(st.booleans(), min_size=states, max_size=states)))
     value = st.one_of(st.none(), st.sampled_from([0, 50, 100]))
@@ -64,7 +66,7 @@ def graph_games(draw: st.DrawFn) -> GraphGame:
     for state in range(states):
         for joint in itertools.product(*(range(n) for n in moves[state])):
             successor[(state, joint)] = draw(st.integers(0, states - 1))
-    return GraphGame(roles, terminal, goals, moves, successor)
+    return GraphGame(names, terminal, goals, moves, successor)
 
 
 def expected(game: GraphGame) -> dict[str, object]:
@@ -81,16 +83,14 @@ def expected(game: GraphGame) -> dict[str, object]:
                 frontier.append(target)
             graph.add_edge(state, target, joint=joint)
     reach = list(graph.nodes)
-    roles = range(game.roles)
+    roles = [r for r, name in enumerate(game.names) if name != "random"]
     acyclic = nx.is_directed_acyclic_graph(graph)
-    defined = all(v is not None for s in reach for v in game.goals[s])
+    defined = all(game.goals[s][r] is not None for s in reach for r in roles)
     drops = any((game.goals[b][r] or 0) < (game.goals[a][r] or 0) for a, b in graph.edges() for r in roles)
     ends = [s for s in reach if game.terminal[s]]
 
     def wins(state: int, role: int) -> bool:
-        # State.goals() is all or nothing: where a role lacks a goal value, no role's goal counts.
-        values = game.goals[state]
-        return None not in values and values[role] == 100
+        return game.goals[state][role] == 100
 
     def forced(role: int) -> bool:
         won = {s for s in ends if wins(s, role)}
@@ -110,7 +110,7 @@ def expected(game: GraphGame) -> dict[str, object]:
         "terminating": acyclic,
         "longest_play": nx.dag_longest_path_length(graph) if acyclic else None,
         "playable": all(0 not in game.moves[s] for s in reach if not game.terminal[s]),
-        "goals_defined": all(v is not None for s in ends for v in game.goals[s]),
+        "goals_defined": all(game.goals[s][r] is not None for s in ends for r in roles),
         "monotonic": defined and not drops,
         "weakly_winnable": all(any(wins(s, r) for s in ends) for r in roles),
         "strongly_winnable": any(forced(r) for r in roles),
@@ -127,6 +127,6 @@ def test_verdicts_match_brute_force_on_random_graph_games(game: GraphGame) -> No
     assert found == truth
     failed = {example.property for example in report.counterexamples}
     should_fail = {key for key, value in truth.items() if value is False}
-    if game.roles > 1:
+    if len(game.names) > 1:
         should_fail.discard("strongly_winnable")
     assert failed == should_fail
