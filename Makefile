@@ -13,7 +13,9 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
+	$(BIN)/gdl play games/tictactoe.kif --player xplayer=minimax --player oplayer=mcts --play-clock 0.5 --seed 1
 	$(BIN)/gdl check games/*.kif
+	$(BIN)/gdl solve games/tictactoe.kif
 
 test: $(STAMP)
 	$(BIN)/ruff check gdl tests
