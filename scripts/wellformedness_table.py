@@ -55,6 +55,7 @@ def run(path: Path, max_states: int, seconds: float) -> tuple[Path, dict[str, An
         return path, "error: " + (lines[-1] if lines else f"exit {done.returncode}"), elapsed
     if "reachable_states" not in result:
         errors = [d["message"] for d in result["diagnostics"] if d["level"] == "error"]
+        errors += done.stderr.strip().splitlines()[-1:]
         return path, "error: " + (errors[0] if errors else "no report"), elapsed
     return path, result, elapsed
 
