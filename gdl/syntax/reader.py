@@ -112,8 +112,9 @@ def read_forms(text: str) -> list[Form] | list[Diagnostic]:
         if kind == "LPAR":
             stack.append(([], span))
             if len(stack) > MAX_DEPTH:
+                message = f"lists nested too deeply (more than {MAX_DEPTH} levels)"
                 note = "GDL terms are small; this is most likely a stray parenthesis"
-                return [error("too-deep", f"lists nested more than {MAX_DEPTH} deep", span, note)]
+                return [error("too-deep", message, span, note)]
         elif kind == "RPAR":
             if stack:
                 items, open_span = stack.pop()
