@@ -124,7 +124,7 @@ class State:
             given[self._game.role_index(role)] = move
         missing = [r for i, r in enumerate(self._game.roles) if i not in given]
         if missing:
-            raise GameDefinitionError(f"joint move has no move for role(s) {', '.join(missing)}")
+            raise GameDefinitionError(f"joint move has no move for role(s) {', '.join(missing)} in {self!r}")
         if self.is_terminal():
             raise IllegalMoveError(f"no move is legal in terminal state {self!r}")
         moves = []

@@ -18,6 +18,8 @@ QUICK = (
     "ggpbase_test_case_5e", "buttons", "hanoi", "nim1", "coins", "queens08lg", "blocks",
     "ggpbase_test_distinct_beginning_rule", "eightpuzzle",
 )
+#: States evaluated by one clingo run (one grounding of the whole chunk).
+CHUNK = 5
 
 
 def corpus_games(corpus: Path) -> list[Path]:
@@ -28,7 +30,7 @@ def corpus_games(corpus: Path) -> list[Path]:
 
 def disagreements(path: Path, seed: int, max_steps: int) -> list[str]:
     """Walk the game at random with our reasoner, then let clingo judge every step of the walk."""
-    game = gdl.load(path)
+    game = gdl.load(path, engine="datalog")
     reasoner = game.reasoner
     assert isinstance(reasoner, DatalogReasoner)
     oracle = WalkOracle(game.checked.program.rules)
@@ -54,7 +56,9 @@ def disagreements(path: Path, seed: int, max_steps: int) -> list[str]:
         joint = [rng.choice(moves_of_role) for moves_of_role in legal]
         moves.append(dict(zip(game.roles, joint, strict=True)))
         state = reasoner.next(state, joint)
-    steps = oracle.evaluate(states, moves)
+    steps = []
+    for start in range(0, len(states), CHUNK):
+        steps += oracle.evaluate(states[start : start + CHUNK], moves[start : start + CHUNK])
     for i, ((legal, terminal, goals), step) in enumerate(zip(ours, steps, strict=True)):
         where = f"{path.stem} seed {seed} step {i}"
         for r, role in enumerate(game.roles):

@@ -23,8 +23,9 @@ from gdl.syntax.model import Term
 #: A state of this reasoner: the ids of its fluents.
 DatalogState = frozenset[int]
 
-#: How many evaluated states are kept (a playout visits each state about four times in a row).
-CACHE_SIZE = 512
+#: How many evaluated states are kept. A playout asks about each state several times in a row, then
+#: never again; a state's database can be large (hundreds of thousands of facts in amazons).
+CACHE_SIZE = 8
 
 
 class _StateResults:

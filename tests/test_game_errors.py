@@ -1,0 +1,118 @@
+"""Run-time errors of games: each raises its specific exception, naming the role and the state."""
+
+from __future__ import annotations
+
+import pytest
+
+import gdl
+from gdl.errors import GameDefinitionError, IllegalMoveError, KifSyntaxError, UnknownRoleError
+
+#: A one-role game whose score is read from the state, so no static check can see a bad value.
+SCORED = """
+(role solo)
+(init (score {initial}))
+(init (step 0))
+(<= (legal solo wait) (true (step 0)))
+(<= (next (step 1)) (true (step 0)))
+(<= (next (score ?s)) (true (score ?s)))
+(<= terminal (true (step 1)))
+(<= (goal solo ?s) (true (score ?s)))
+"""
+
+
+def _end(text: str) -> gdl.State:
+    game = gdl.parse(text, engine="datalog")
+    return game.initial_state().next({"solo": "wait"})
+
+
+@pytest.mark.parametrize("value", ["150", "-1", "win"])
+def test_goal_outside_0_to_100(value: str) -> None:
+    expected = rf"goal value '{value}' of role 'solo' is not in 0..100 in <State"
+    with pytest.raises(GameDefinitionError, match=expected):
+        _end(SCORED.format(initial=value)).goals()
+
+
+def test_goal_in_range_is_an_int() -> None:
+    assert _end(SCORED.format(initial="100")).goals() == {"solo": 100}
+
+
+def test_zero_goal_values() -> None:
+    text = SCORED.format(initial="50").replace("(<= (goal solo ?s) (true (score ?s)))",
+                                                "(<= (goal solo ?s) (true (score ?s)) (true (step 0)))")
+    with pytest.raises(GameDefinitionError, match=r"role 'solo' has 0 goal values \(none\) in <State"):
+        _end(text).goals()
+
+
+def test_several_goal_values() -> None:
+    text = SCORED.format(initial="50") + "(<= (goal solo 0) (true (step 1)))"
+    with pytest.raises(GameDefinitionError, match=r"role 'solo' has 2 goal values \(0, 50\) in <State"):
+        _end(text).goals()
+
+
+#: Two roles; ``blocked`` has no legal move in the initial state, which is not terminal.
+STUCK = """
+(role free) (role blocked)
+(init (cell a))
+(<= (legal free (go ?c)) (true (cell ?c)))
+(<= (legal blocked (go ?c)) (true (cell ?c)) (true (open ?c)))
+(<= (next (cell ?c)) (true (cell ?c)))
+(<= terminal (true (cell b)))
+(goal free 0) (goal blocked 0)
+"""
+
+
+def test_no_legal_move_in_a_non_terminal_state() -> None:
+    state = gdl.parse(STUCK, engine="datalog").initial_state()
+    assert [str(move) for move in state.legal_moves("free")] == ["(go a)"]
+    expected = r"'blocked' has no legal move in non-terminal state <State \(cell a\)>"
+    with pytest.raises(GameDefinitionError, match=expected):
+        state.legal_moves("blocked")
+
+
+@pytest.fixture
+def tictactoe() -> gdl.Game:
+    return gdl.load("games/tictactoe.kif", engine="datalog")
+
+
+def test_joint_move_missing_a_role(tictactoe: gdl.Game) -> None:
+    state = tictactoe.initial_state()
+    with pytest.raises(GameDefinitionError, match=r"no move for role\(s\) oplayer in <State"):
+        state.next({"xplayer": "(mark 1 1)"})
+
+
+def test_illegal_move(tictactoe: gdl.Game) -> None:
+    state = tictactoe.initial_state()
+    with pytest.raises(IllegalMoveError, match=r"illegal move: '\(mark 1 1\)' for oplayer in <State"):
+        state.next({"xplayer": "(mark 1 1)", "oplayer": "(mark 1 1)"})
+    with pytest.raises(IllegalMoveError, match=r"illegal move for xplayer"):
+        state.next({"xplayer": "(mark 1", "oplayer": "noop"})
+
+
+def test_unknown_role(tictactoe: gdl.Game) -> None:
+    state = tictactoe.initial_state()
+    with pytest.raises(UnknownRoleError, match="unknown role: 'zplayer'"):
+        state.legal_moves("zplayer")
+    with pytest.raises(UnknownRoleError):
+        state.next({"xplayer": "(mark 1 1)", "oplayer": "noop", "zplayer": "noop"})
+
+
+def test_move_after_the_end() -> None:
+    state = _end(SCORED.format(initial="10"))
+    assert state.is_terminal()
+    with pytest.raises(IllegalMoveError, match="terminal state"):
+        state.next({"solo": "wait"})
+
+
+def test_moves_as_text_or_terms_and_canonical_text(tictactoe: gdl.Game) -> None:
+    state = tictactoe.initial_state()
+    move = state.legal_moves("xplayer")[0]
+    assert str(move) == "(mark 1 1)"
+    by_term = state.next({"xplayer": move, "oplayer": "noop"})
+    by_text = state.next({"xplayer": "(MARK   1 1)", "oplayer": "NOOP"})
+    assert by_term == by_text and hash(by_term) == hash(by_text)
+    assert "(cell 1 1 x)" in {str(f) for f in by_text.fluents()}
+
+
+def test_errors_are_value_errors() -> None:
+    for error in (GameDefinitionError, IllegalMoveError, KifSyntaxError, UnknownRoleError):
+        assert issubclass(error, ValueError)
