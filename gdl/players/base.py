@@ -48,9 +48,18 @@ class Player(ABC):
         """The match was abandoned in the non-terminal ``state``; by default the same as :meth:`stop`."""
         self.stop(state)
 
+    #: What the player found out while choosing its last move; players that search set it.
+    _info: dict[str, Any] = {}  # noqa: RUF012 - replaced, never mutated
+
     def info(self) -> dict[str, Any]:
         """What the player last found out (e.g. ``{"iterations": 812}``), for logs; empty by default."""
-        return {}
+        return dict(self._info)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+def at_least(kind: str, option: str, value: float | None, minimum: float) -> None:
+    """Refuse an option value below ``minimum`` (None means unset) with a :class:`ValueError`."""
+    if value is not None and value < minimum:
+        raise ValueError(f"{kind} {option} must be at least {minimum:g}, got {value:g}")

@@ -16,10 +16,9 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Any
 
 from gdl.game import Game, State
-from gdl.players.base import Player
+from gdl.players.base import Player, at_least
 from gdl.syntax.model import Term
 
 
@@ -56,24 +55,18 @@ class MctsPlayer(Player):
     def __init__(
         self, iterations: int | None = None, c: float = 1.4, seed: int | None = None, margin: float = 0.1
     ) -> None:
-        if iterations is not None and iterations < 1:
-            raise ValueError(f"mcts iterations must be at least 1, got {iterations}")
-        if margin < 0:
-            raise ValueError(f"mcts margin must not be negative, got {margin}")
+        at_least("mcts", "iterations", iterations, 1)
+        at_least("mcts", "margin", margin, 0)
         self.iterations = iterations
         self.c = c
         self.margin = margin
         self.rng = random.Random(seed)
         self._root: _Node | None = None
-        self._last: dict[str, Any] = {}
 
     def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
         super().start(game, role, start_clock, play_clock)
         self._root = None
         self._index = game.roles.index(role)
-
-    def info(self) -> dict[str, Any]:
-        return dict(self._last)
 
     def play(self, state: State, deadline: float) -> Term:
         root = self._reuse(state)
@@ -90,7 +83,7 @@ class MctsPlayer(Player):
         totals = root.totals[self._index]
         best = max(range(len(visits)), key=lambda i: (visits[i], totals[i] / visits[i] if visits[i] else 0.0))
         self._root = root
-        self._last = {
+        self._info = {
             "iterations": done,
             "visits": visits[best],
             "value": round(100 * totals[best] / visits[best], 1) if visits[best] else None,

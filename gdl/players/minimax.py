@@ -25,11 +25,10 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from gdl.errors import GameDefinitionError
 from gdl.game import Game, State
-from gdl.players.base import Player
+from gdl.players.base import Player, at_least
 from gdl.syntax.model import Term
 
 #: The search depth stored for a value that no cut-off influenced: it holds at any depth.
@@ -61,22 +60,16 @@ class MinimaxPlayer(Player):
     name = "minimax"
 
     def __init__(self, depth: int | None = None, margin: float = 0.1) -> None:
-        if depth is not None and depth < 1:
-            raise ValueError(f"minimax depth must be at least 1, got {depth}")
-        if margin < 0:
-            raise ValueError(f"minimax margin must not be negative, got {margin}")
+        at_least("minimax", "depth", depth, 1)
+        at_least("minimax", "margin", margin, 0)
         self.max_depth = depth
         self.margin = margin
         self._table: dict[State, _Entry] = {}
-        self._last: dict[str, Any] = {}
 
     def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
         super().start(game, role, start_clock, play_clock)
         self._table = {}
         self._others = [r for r in game.roles if r != role]
-
-    def info(self) -> dict[str, Any]:
-        return dict(self._last)
 
     def play(self, state: State, deadline: float) -> Term:
         moves = state.legal_moves(self.role)
@@ -97,7 +90,7 @@ class MinimaxPlayer(Player):
             entry = self._table.get(state)
             if entry is not None and entry.best is not None:
                 best = entry.best
-        self._last = {"depth": depth, "value": value, "exact": exact, "nodes": self._nodes}
+        self._info = {"depth": depth, "value": value, "exact": exact, "nodes": self._nodes}
         return best
 
     def _search(self, state: State, depth: int, alpha: float, beta: float) -> float:
