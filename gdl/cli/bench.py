@@ -32,7 +32,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("game", metavar="GAME", help="GDL file (.kif)")
     parser.add_argument("--seconds", type=float, default=10.0, help="how long to measure (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--engine", default="auto", help="reasoning engine (default auto)")
+    parser.add_argument(
+        "--engine", default="auto", help="reasoning engine: auto, datalog, compiled or batched (default auto)"
+    )
+    parser.add_argument(
+        "--batch", type=int, default=1024, metavar="N", help="playouts at once with --engine batched"
+    )
     parser.set_defaults(run=run)
 
 
@@ -67,6 +72,15 @@ def run(args: argparse.Namespace) -> int:
         for diagnostic in result.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
         return 1
+    if args.engine == "batched":
+        from gdl.engines.batched import measure
+
+        try:
+            measured = measure(result.checked, args.batch, args.seed, WARM_UP, args.seconds)
+        except ValueError as problem:
+            print(f"gdl bench: {problem}", file=sys.stderr)
+            return 2
+        return _report(path, *measured)
     try:
         reasoner = make_reasoner(result.checked, args.engine)
     except ValueError as problem:
@@ -86,6 +100,10 @@ def run(args: argparse.Namespace) -> int:
         if time.perf_counter() >= deadline:
             break
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return _report(path, playouts, states, wall, cpu)
+
+
+def _report(path: Path, playouts: int, states: int, wall: float, cpu: float) -> int:
     cpu = max(cpu, 1e-9)
     print(
         f"RESULT reasoner=gdl game={path.stem} playouts={playouts} secs={wall:.2f} cpu_secs={cpu:.2f} "
