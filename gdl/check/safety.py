@@ -65,6 +65,5 @@ def check_safety(program: Program, graph: nx.DiGraph) -> Iterator[Diagnostic]:
                 f"unsafe variable '{variable}' in a rule for '{rule.head.relation}'",
                 variable.span,
                 f"'{variable}' occurs in {where} but in no positive literal that binds it",
-                "every variable of the head, of a negation and of 'distinct' must occur in a positive "
-                "literal of the body (for 'or': in every branch, or outside the disjunction)",
+                "a variable of the head, of a negation or of 'distinct' must occur in a positive literal",
             )
