@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 import http.client
 import itertools
+import select
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -82,6 +85,23 @@ def serving(server: PlayerServer) -> Iterator[str]:
     finally:
         background.run(running.close())
         background.close()
+
+
+@contextmanager
+def serve_process(*options: str) -> Iterator[str]:
+    """Run ``gdl serve`` on a free loopback port in its own process; yields its URL."""
+    gdl = [sys.executable, "-c", "import sys; from gdl.cli import main; sys.exit(main())"]
+    command = [*gdl, "serve", "--host", "127.0.0.1", "--port", "0", *options]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        line = process.stdout.readline() if ready else ""
+        assert " listening on " in line, f"gdl serve did not start: {line!r}"
+        yield line.rsplit(" ", 1)[-1].strip()
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 def request(url: str, body: bytes = b"", method: str = "POST", path: str = "/") -> tuple[int, str, bytes]:

@@ -108,11 +108,12 @@ def test_moves_the_player_cannot_follow_are_refused(url: str) -> None:
     assert post(url, "(ABORT follow.1)") == (200, "aborted")
 
 
+@pytest.mark.parametrize("processes", [False, True], ids=["threads", "processes"])
 @pytest.mark.parametrize("kind", [Overrunning, Crashing])
-def test_a_late_or_failing_player_still_answers_a_legal_move_in_time(kind: type) -> None:
+def test_a_late_or_failing_player_still_answers_a_legal_move_in_time(kind: type, processes: bool) -> None:
     text = rules("buttons.kif")
     game = gdl.parse(text)
-    with serving(PlayerServer(kind, margin=0.2)) as url:
+    with serving(PlayerServer(kind, margin=0.2, processes=processes)) as url:
         assert post(url, f"(START m robot ({text}) 5 1)") == (200, "ready")
         sent = time.monotonic()
         status, move = post(url, "(PLAY m NIL)")

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 #: Subcommand modules, in the order ``gdl --help`` lists them.
-COMMANDS = ("check", "bench", "play", "solve", "tournament")
+COMMANDS = ("check", "bench", "play", "solve", "tournament", "serve", "host")
 
 
 def build_parser() -> argparse.ArgumentParser:

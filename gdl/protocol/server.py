@@ -16,7 +16,7 @@ import logging
 import random
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -34,6 +34,7 @@ from gdl.errors import (
 from gdl.game import Game, State, parse
 from gdl.players.base import Player
 from gdl.protocol.messages import Abort, Info, Message, Play, Preview, Start, Stop, parse_message
+from gdl.protocol.seats import ProcessSeat, Seat, ThreadSeat
 from gdl.syntax.model import Term
 
 logger = logging.getLogger(__name__)
@@ -71,15 +72,18 @@ def shorten(text: str, limit: int = 200) -> str:
 class _Session:
     """One match as this server plays it."""
 
+    #: The server's own copy of the game: it checks the manager's moves and finds fallback moves.
     game: Game
     role: str
-    player: Player
+    seat: Seat
     play_clock: float
     state: State
     turn: int = 0
     last_seen: float = field(default_factory=time.monotonic)
-    #: The player's last call, which may still run in its thread after the server has answered.
+    #: The player's last call, which may still run after the server has answered.
     busy: asyncio.Future[Any] | None = None
+    #: Joint moves played since the player last heard of any (it misses some while it overruns).
+    unheard: list[tuple[Term, ...]] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -88,7 +92,9 @@ class PlayerServer:
 
     ``margin`` is the time (seconds) kept back from every clock for the network; it is capped at a
     quarter of the clock so that short clocks still leave time to think. INFO reports ``busy`` while
-    ``capacity`` matches are running (START is accepted regardless: the manager decides).
+    ``capacity`` matches are running (START is accepted regardless: the manager decides). With
+    ``processes`` each match's player runs in a process of its own (see :mod:`gdl.protocol.seats`);
+    ``make_player`` must then be picklable, e.g. ``functools.partial(make_player, "mcts")``.
     """
 
     def __init__(
@@ -100,8 +106,12 @@ class PlayerServer:
         workers: int = 64,
         engine: str = "auto",
         seed: int | None = None,
+        processes: bool = False,
     ) -> None:
         self.make_player = make_player
+        self.seat_kind: Callable[[Callable[[], Player], str, str, str], Seat] = (
+            ProcessSeat if processes else ThreadSeat
+        )
         self.name = name
         self.margin = margin
         self.capacity = capacity
@@ -123,6 +133,8 @@ class PlayerServer:
         for task in self._background:
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
+        await asyncio.gather(*(self._in_thread(s.seat.close) for s in self.matches.values()))
+        self.matches.clear()
         self.executor.shutdown(wait=False, cancel_futures=True)
 
     async def handle(self, request: web.Request) -> web.Response:
@@ -156,8 +168,16 @@ class PlayerServer:
             return parse_message(body)
         return await self._in_thread(parse_message, body)
 
+    def _call(self, function: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+        return asyncio.get_running_loop().run_in_executor(self.executor, function, *args)
+
     async def _in_thread(self, function: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self.executor, function, *args)
+        return await self._call(function, *args)
+
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # -- messages --------------------------------------------------------------------------
 
@@ -200,6 +220,7 @@ class PlayerServer:
             if now - session.last_seen > ABANDONED_AFTER + 10 * session.play_clock:
                 logger.warning("forgetting match %s: silent for %.0f s", match_id, now - session.last_seen)
                 del self.matches[match_id]
+                self._in_background(self._in_thread(session.seat.close))
 
     async def _start(self, start: Start, received: float) -> str:
         self._forget_abandoned(received)
@@ -210,15 +231,12 @@ class PlayerServer:
             raise ProtocolError(
                 f"START with role {start.role!r}, not a role of the game ({', '.join(game.roles)})"
             )
-        player = self.make_player()
-        session = _Session(game, start.role, player, start.play_clock, game.initial_state())
+        seat = await self._in_thread(self.seat_kind, self.make_player, start.rules, start.role, self.engine)
+        session = _Session(game, start.role, seat, start.play_clock, game.initial_state())
         self.matches[start.match_id] = session
         deadline = self._deadline(received, start.start_clock)
-        session.busy = asyncio.get_running_loop().run_in_executor(
-            self.executor,
-            player.start,
-            game,
-            start.role,
+        session.busy = self._call(
+            seat.start,
             max(0.0, deadline - time.monotonic()),
             start.play_clock - min(self.margin, start.play_clock / 4),
         )
@@ -253,6 +271,7 @@ class PlayerServer:
             session.state = session.state.next(dict(zip(roles, moves, strict=True)))
         except (IllegalMoveError, GameDefinitionError, UnknownRoleError) as problem:
             raise ProtocolError(f"{what} with moves this player cannot follow: {problem}") from None
+        session.unheard.append(moves)
 
     async def _play(self, session: _Session, moves: tuple[Term, ...] | None, received: float) -> str:
         session.last_seen = received
@@ -265,10 +284,8 @@ class PlayerServer:
             deadline = self._deadline(received, session.play_clock)
             move: Term | None = None
             if await self._settle(session, deadline, "a previous call"):
-                session.busy = asyncio.get_running_loop().run_in_executor(
-                    self.executor, session.player.play, state, deadline
-                )
-                busy = session.busy
+                busy = session.busy = self._call(session.seat.play, tuple(session.unheard), deadline)
+                session.unheard.clear()
                 if await self._settle(session, deadline, f"play (turn {session.turn})"):
                     move = _result(busy)
             if move is None or not state.is_legal(session.role, move):
@@ -289,18 +306,17 @@ class PlayerServer:
         except ProtocolError as problem:
             logger.warning("%s: %s", match_id, problem)
         # The player is told in the background: nobody waits for its last words.
-        task = asyncio.get_running_loop().create_task(self._stop_player(session))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        self._in_background(self._stop_player(session, completed=reply == "done"))
         return reply
 
-    async def _stop_player(self, session: _Session) -> None:
-        if session.busy is not None:
-            await asyncio.gather(session.busy, return_exceptions=True)
+    async def _stop_player(self, session: _Session, completed: bool) -> None:
         try:
-            await self._in_thread(session.player.stop, session.state)
+            if await self._settle(session, time.monotonic() + session.play_clock, "its last call"):
+                await self._in_thread(session.seat.finish, tuple(session.unheard), completed)
         except Exception:
             logger.exception("player %s failed to stop", session.role)
+        finally:
+            await self._in_thread(session.seat.close)
 
 
 def _result(future: asyncio.Future[Any]) -> Term | None:

@@ -1,0 +1,99 @@
+"""``gdl host GAME --player ROLE=URL ...``: be the game manager of a match between GGP players.
+
+Each role is played by a player server at a URL (``http://host:port``, e.g. one started with
+``gdl serve``) or by a local player (``ROLE=KIND[:option=value,...]``). The manager sends START, one
+PLAY per step and STOP (ABORT if the match is aborted); a late, failed or illegal reply is replaced by
+a random legal move and recorded as an error. ``--json FILE`` saves the match in the ggp-base format.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from gdl.cli._common import add_engine_option, load_game
+from gdl.cli.play import show_step
+from gdl.cli.serve import configure_logging
+from gdl.errors import PlayerSpecError, UnknownRoleError
+from gdl.game import Game
+from gdl.protocol.manager import GRACE, host
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "host",
+        help="host a match between GGP players over HTTP",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("game", metavar="GAME", help="GDL file (.kif)")
+    parser.add_argument(
+        "--player", "-p", action="append", default=[], metavar="ROLE=URL|KIND[:option=value,...]",
+        help="who plays a role: a player server's URL or a local player kind (one per role)",
+    )
+    parser.add_argument(
+        "--startclock", "--start-clock", type=float, default=10.0, help="seconds to prepare (default 10)"
+    )
+    parser.add_argument(
+        "--playclock", "--play-clock", type=float, default=10.0, help="seconds per move (default 10)"
+    )
+    parser.add_argument(
+        "--grace", type=float, default=GRACE,
+        help=f"seconds a reply may be late, for the network (default {GRACE})",
+    )
+    parser.add_argument("--max-steps", type=int, help="abort the match after this many steps")
+    parser.add_argument("--seed", type=int, help="seed for local players and the random replacement moves")
+    parser.add_argument("--json", metavar="FILE", help="save the match record (ggp-base JSON) to FILE")
+    parser.add_argument("--quiet", "-q", action="store_true", help="show only the result")
+    parser.add_argument("--verbose", "-v", action="store_true", help="log every message and reply")
+    add_engine_option(parser)
+    parser.set_defaults(run=run)
+
+
+def players_by_role(game: Game, specs: list[str]) -> dict[str, str]:
+    """``ROLE=SPEC`` texts as a map from each role of the game to its player's URL or kind."""
+    chosen: dict[str, str] = {}
+    for text in specs:
+        role, equals, spec = text.partition("=")
+        if not equals or not spec.strip():
+            raise PlayerSpecError(f"player {text!r} is not of the form ROLE=URL or ROLE=KIND")
+        role = game.roles[game.role_index(role.strip())]
+        if role in chosen:
+            raise PlayerSpecError(f"role {role!r} is given two players")
+        chosen[role] = spec.strip()
+    missing = [role for role in game.roles if role not in chosen]
+    if missing:
+        raise PlayerSpecError(f"no player for role(s): {', '.join(missing)}")
+    return chosen
+
+
+def run(args: argparse.Namespace) -> int:
+    game = load_game(args.game, args.engine, "host")
+    if game is None:
+        return 2
+    if args.startclock <= 0 or args.playclock <= 0:
+        print("gdl host: the clocks must be positive", file=sys.stderr)
+        return 2
+    configure_logging(args.verbose)
+    try:
+        players = players_by_role(game, args.player)
+        print(f"{game.name}: " + ", ".join(f"{role} = {spec}" for role, spec in players.items()), flush=True)
+        record = host(
+            game, players, args.startclock, args.playclock, grace=args.grace, max_steps=args.max_steps,
+            seed=args.seed, on_step=None if args.quiet else show_step,
+        )
+    except (PlayerSpecError, UnknownRoleError) as problem:
+        print(f"gdl host: {problem}", file=sys.stderr)
+        return 2
+    outcome = (
+        "goals: " + ", ".join(f"{role} {value}" for role, value in record.goals.items())
+        if record.completed
+        else f"aborted: {record.abort_reason}"
+    )
+    errors = ", ".join(f"{role} {record.error_count(role)}" for role in record.roles)
+    print(f"\nmatch {record.match_id}: {outcome}; errors: {errors}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(record.to_json(), indent=2) + "\n", encoding="utf-8")
+    return 0 if record.completed else 1

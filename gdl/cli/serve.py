@@ -1,0 +1,99 @@
+"""``gdl serve --port P --player KIND[:option=value,...]``: a GGP player that game managers reach over HTTP.
+
+Every match gets a fresh player of the given kind, in a process of its own (with ``--threads``, in a
+thread of the server). The server answers each message before its clock runs out (the clock minus
+``--margin`` seconds for the network) and keeps running whatever it is sent; ``-v`` logs every
+exchange. Stop it with Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from functools import partial
+
+from gdl.cli._common import add_engine_option
+from gdl.errors import PlayerSpecError
+from gdl.players import PLAYER_KINDS, make_player
+from gdl.protocol.server import PlayerServer, start_server
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve a player to GGP game managers over HTTP",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--port", type=int, default=9147, help="TCP port (default 9147; 0 picks a free one)")
+    parser.add_argument(
+        "--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0: every interface)"
+    )
+    parser.add_argument(
+        "--player", default="mcts", metavar="KIND[:option=value,...]",
+        help=f"the player (kinds: {', '.join(sorted(set(PLAYER_KINDS) - {'human'}))}; default mcts)",
+    )
+    parser.add_argument("--name", help="the name INFO reports (default gdl-KIND)")
+    parser.add_argument(
+        "--margin", type=float, default=0.5,
+        help="seconds kept back from every clock for the network (default 0.5)",
+    )
+    parser.add_argument(
+        "--capacity", type=int, default=1, help="matches at once before INFO reports busy (default 1)"
+    )
+    parser.add_argument(
+        "--threads", action="store_true",
+        help="run the players in threads of the server instead of a process per match",
+    )
+    parser.add_argument("--seed", type=int, help="seed for the players and the random fallback moves")
+    add_engine_option(parser)
+    parser.add_argument("--verbose", "-v", action="store_true", help="log every message and reply")
+    parser.set_defaults(run=run)
+
+
+def configure_logging(verbose: bool) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    # aiohttp's own debug lines would drown the exchanges.
+    logging.getLogger("aiohttp").setLevel(logging.WARNING)
+
+
+async def _serve(server: PlayerServer, host: str, port: int, spec: str) -> None:
+    running = await start_server(server, host, port)
+    print(f"gdl serve: {server.name} ({spec}) listening on {running.url}", flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await running.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        kind = make_player(args.player).name
+    except PlayerSpecError as problem:
+        print(f"gdl serve: {problem}", file=sys.stderr)
+        return 2
+    if kind == "human":
+        print("gdl serve: a human player cannot be served (it reads the terminal)", file=sys.stderr)
+        return 2
+    configure_logging(args.verbose)
+    server = PlayerServer(
+        partial(make_player, args.player, args.seed),
+        name=args.name or f"gdl-{kind}",
+        margin=args.margin,
+        capacity=args.capacity,
+        engine=args.engine,
+        seed=args.seed,
+        processes=not args.threads,
+    )
+    try:
+        asyncio.run(_serve(server, args.host, args.port, args.player))
+    except OSError as problem:
+        print(f"gdl serve: cannot listen on {args.host}:{args.port}: {problem.strerror}", file=sys.stderr)
+        return 2
+    return 0

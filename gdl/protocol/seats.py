@@ -1,0 +1,159 @@
+"""Seats: where the player of one match runs for the player server, in a thread or in its own process.
+
+A seat holds a player with its own copy of the game and follows the match from the joint moves the
+manager reports. Its methods block; the server calls them from worker threads and waits only until
+the deadline. A thread seat is cheap to set up, but Python threads share one interpreter lock, so
+players searching in many threads at once slow each other and the server's event loop down. A process
+seat runs the player in a child process of its own: searches then use every core, and the server stays
+responsive whatever the players do. Deadlines are :func:`time.monotonic` instants, which all processes
+of a machine share.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import multiprocessing.connection
+import os
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from gdl.errors import ProtocolError
+from gdl.game import State, parse
+from gdl.players.base import Player
+from gdl.syntax.model import Term
+
+#: How much lower than the server's the scheduling priority of player processes is (Unix niceness).
+PLAYER_NICENESS = 19
+
+#: Modules every player process needs, imported once by the process that forks them.
+_PRELOAD = ["gdl.game", "gdl.players", "gdl.engines.compiled", "gdl.engines.datalog", "gdl.protocol.seats"]
+
+
+class Seat(Protocol):
+    """The player of one match."""
+
+    def start(self, start_clock: float, play_clock: float) -> None:
+        """Read the rules, make the player and let it prepare."""
+        ...
+
+    def play(self, moves: Sequence[tuple[Term, ...]], deadline: float) -> Term:
+        """Follow the joint moves played since the last call and choose a move by ``deadline``."""
+        ...
+
+    def finish(self, moves: Sequence[tuple[Term, ...]], completed: bool) -> None:
+        """Follow the last joint moves and tell the player the match is over (or aborted)."""
+        ...
+
+    def close(self) -> None:
+        """Free what the seat holds; the player may be in the middle of a call."""
+        ...
+
+
+class ThreadSeat:
+    """A seat whose player runs in the calling thread."""
+
+    def __init__(self, make_player: Callable[[], Player], rules: str, role: str, engine: str) -> None:
+        self.make_player = make_player
+        self.rules = rules
+        self.role = role
+        self.engine = engine
+
+    def start(self, start_clock: float, play_clock: float) -> None:
+        self.game = parse(self.rules, self.engine)
+        self.state: State = self.game.initial_state()
+        self.player = self.make_player()
+        self.player.start(self.game, self.role, start_clock, play_clock)
+
+    def _follow(self, moves: Sequence[tuple[Term, ...]]) -> None:
+        for joint in moves:
+            self.state = self.state.next(dict(zip(self.game.roles, joint, strict=True)))
+
+    def play(self, moves: Sequence[tuple[Term, ...]], deadline: float) -> Term:
+        self._follow(moves)
+        return self.player.play(self.state, deadline)
+
+    def finish(self, moves: Sequence[tuple[Term, ...]], completed: bool) -> None:
+        self._follow(moves)
+        if completed:
+            self.player.stop(self.state)
+        else:
+            self.player.abort(self.state)
+
+    def close(self) -> None:
+        """Nothing to free: the thread belongs to the server's pool."""
+
+
+def _serve_seat(connection: multiprocessing.connection.Connection, seat: ThreadSeat) -> None:
+    """The body of a player process: run the calls that arrive on ``connection`` on ``seat``."""
+    # Below the server's priority: however hard the players search, the server answers in time.
+    if hasattr(os, "nice"):
+        os.nice(PLAYER_NICENESS)
+    # A full collection walks every object, a search tree included, and in a busy machine such a pause
+    # can outlast a deadline. So the collector is off while the player thinks; after each reply the
+    # survivors are frozen (left out of later collections, still freed by reference counting).
+    gc.disable()
+    while True:
+        try:
+            method, *args = connection.recv()
+        except (EOFError, OSError):
+            return  # the server has gone
+        try:
+            result = getattr(seat, method)(*args)
+        except Exception as problem:  # reported to the server, which plays a random move instead
+            connection.send(("error", f"{type(problem).__name__}: {problem}"))
+        else:
+            connection.send(("ok", result))
+        if method == "finish":
+            return
+        gc.collect(1)
+        gc.freeze()
+
+
+def _context() -> multiprocessing.context.ForkServerContext | multiprocessing.context.SpawnContext:
+    # A fork server forks each player from a small clean process: the server's own threads (event loop,
+    # workers) must not be copied into a child mid-operation, as a plain fork would.
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(_PRELOAD)
+    return context
+
+
+class ProcessSeat:
+    """A seat whose player runs in a child process; ``make_player`` must be picklable."""
+
+    def __init__(self, make_player: Callable[[], Player], rules: str, role: str, engine: str) -> None:
+        context = _context()
+        self.connection, child = context.Pipe()
+        seat = ThreadSeat(make_player, rules, role, engine)
+        self.process = context.Process(target=_serve_seat, args=(child, seat), daemon=True)
+        self.process.start()
+        child.close()
+
+    def _call(self, method: str, *args: Any) -> Any:
+        try:
+            self.connection.send((method, *args))
+            status, result = self.connection.recv()
+        except (EOFError, OSError):
+            raise ProtocolError(f"the player process ended (exit code {self.process.exitcode})") from None
+        if status == "error":
+            raise ProtocolError(f"the player failed: {result}")
+        return result
+
+    def start(self, start_clock: float, play_clock: float) -> None:
+        self._call("start", start_clock, play_clock)
+
+    def play(self, moves: Sequence[tuple[Term, ...]], deadline: float) -> Term:
+        move: Term = self._call("play", moves, deadline)
+        return move
+
+    def finish(self, moves: Sequence[tuple[Term, ...]], completed: bool) -> None:
+        self._call("finish", moves, completed)
+
+    def close(self) -> None:
+        self.connection.close()
+        self.process.join(1.0)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(1.0)

@@ -1,0 +1,47 @@
+"""Load: many matches at once against one ``gdl serve`` process on loopback, none missing a clock.
+
+``pytest -m slow tests/test_protocol_load.py -s`` prints the figures kept in docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import statistics
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from protocol_support import serve_process
+
+import gdl
+from gdl.match import MatchRecord
+from gdl.protocol.manager import Network, host
+
+GAMES = Path(__file__).resolve().parent.parent / "games"
+MATCHES = 20
+START_CLOCK = 10.0
+PLAY_CLOCK = 2.0
+
+
+@pytest.mark.slow
+def test_twenty_concurrent_matches_against_one_player_server() -> None:
+    game = gdl.load(GAMES / "tictactoe.kif")
+    with serve_process("--player", "mcts", "--capacity", str(2 * MATCHES)) as url, Network() as network:
+        # The server plays both roles of every match: 40 searches at once, in one process.
+        players = dict.fromkeys(game.roles, url)
+
+        def one_match(seed: int) -> MatchRecord:
+            return host(game, players, START_CLOCK, PLAY_CLOCK, network=network, seed=seed)
+
+        with ThreadPoolExecutor(MATCHES) as pool:
+            records = list(pool.map(one_match, range(MATCHES)))
+    latencies = [step[role] for record in records for step in record.times for role in record.roles]
+    errors = [error for record in records for step in record.errors for error in step.values() if error]
+    missed = sum(latency > PLAY_CLOCK for latency in latencies)
+    print(
+        f"\nmatches={len(records)} completed={sum(r.completed for r in records)} moves={len(latencies)}"
+        f" max_latency={max(latencies):.3f}s median_latency={statistics.median(latencies):.3f}s"
+        f" missed_clocks={missed} errors={len(errors)} start_errors="
+        f"{sum(bool(e) for r in records for e in r.start_errors.values())}"
+    )
+    assert all(record.completed for record in records)
+    assert missed == 0 and errors == []
