@@ -187,3 +187,11 @@ def test_kono_is_rejected_for_the_arity_of_next(corpus: Path) -> None:
     assert len(arity) == 1 and text[arity[0].span.start :].startswith("(next ")
     # Every other error follows from the same misuse of 'next'.
     assert all("next" in d.message + " ".join(d.notes) for d in _errors(diagnostics))
+
+
+def test_fire_sheep_terminal_depends_on_does_only_through_negation(corpus: Path) -> None:
+    """terminal -> not sheep_moving -> ... -> not killed -> does: a warning, and the path in a note."""
+    _, diagnostics = _check(corpus / "games" / "fire_sheep.kif")
+    (found,) = [d for d in diagnostics if d.code == "negated-dependency"]
+    assert found.level is WARNING and found.notes[0].startswith("dependency: terminal -> not sheep_moving")
+    assert found.notes[0].endswith("-> does")
