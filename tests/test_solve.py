@@ -63,6 +63,22 @@ def test_nim_player_to_move_loses_exactly_on_one_more_than_a_multiple_of_three(s
     assert replay(game, solution) == solution.value
 
 
+@pytest.mark.parametrize("name", ["nim1.kif", "nim2.kif"])
+def test_corpus_nim_follows_boutons_theorem(corpus: Path, name: str) -> None:
+    # Normal play (whoever takes the last object wins): the player to move wins iff the heaps' xor is not 0.
+    path = corpus / "games" / name
+    heaps = [int(n) for n in re.findall(r"\(init \(heap \w+ (\d+)\)\)", path.read_text(encoding="utf-8"))]
+    assert len(heaps) == 4
+    nim_sum = 0
+    for heap in heaps:
+        nim_sum ^= heap
+    game = gdl.load(path)
+    solution = solve(game)
+    winner = 100 if nim_sum != 0 else 0
+    assert solution.value == {"player1": winner, "player2": 100 - winner}
+    assert replay(game, solution) == solution.value
+
+
 def shortest_win(path: Path) -> int:
     """Length of a shortest sequence to goal 100, by breadth-first search over clingo's reasoning."""
     oracle = ClingoGame(path)
