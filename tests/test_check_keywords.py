@@ -34,6 +34,14 @@ def test_role_defined_by_a_rule_is_an_error() -> None:
     assert len(found) == 1 and span_of(found[0]) == located(GAME + extra, "(role ?x)", len(GAME))
 
 
+def test_role_with_a_variable_is_no_ground_fact() -> None:
+    assert "role-not-fact" in codes("(<= (role ?x))\n")
+
+
+def test_an_unmatched_parenthesis_is_reported_alone() -> None:
+    assert codes("", "(role robot)\n(legal robot go") == ["unmatched-paren"]
+
+
 @pytest.mark.parametrize("keyword", ["true", "does"])
 def test_true_and_does_never_in_heads(keyword: str) -> None:
     extra = f"(<= ({keyword} robot go) (true p))\n" if keyword == "does" else "(<= (true r) (true p))\n"

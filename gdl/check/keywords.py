@@ -46,7 +46,7 @@ def check_keywords(program: Program, graph: nx.DiGraph) -> Iterator[Diagnostic]:
     """Where each keyword may be written, and with how many arguments."""
     for rule in program.rules:
         head = rule.head
-        if head.relation == "role" and rule.body:
+        if head.relation == "role" and (rule.body or not head.is_ground()):
             yield error(
                 "role-not-fact",
                 "'role' defined by a rule",

@@ -30,8 +30,10 @@ _CHECKS: tuple[Check, ...] = (
 )
 
 #: Checks that ask whether something is defined or used anywhere in the program. After a syntax error
-#: the reader has left clauses out (after an unmatched parenthesis, all of them), so these would report
-#: what is only missing from the part that could be read: they run only when reading found no error.
+#: the reader has left clauses out, so these would report what is only missing from the part that could
+#: be read: they run only when reading found no error. In particular an unmatched parenthesis, after
+#: which the reader yields an empty program, is reported alone, without "the game never defines 'role'"
+#: and the like, which would only be noise.
 _COMPLETENESS_CHECKS: tuple[Check, ...] = (check_required, check_usage)
 
 _TOKEN = object()
