@@ -24,7 +24,7 @@ from gdl.datalog.plan import (
     split_disjunctions,
 )
 from gdl.datalog.terms import TermTable
-from gdl.syntax.model import Atom, Term
+from gdl.syntax.model import Atom, Not, Term
 
 #: A model: for each relation name, the tuples of ground argument terms of its facts.
 Model = dict[str, frozenset[tuple[Term, ...]]]
@@ -104,6 +104,11 @@ class CompiledStratum:
     heads: tuple[str, ...]
     rules: tuple[_CompiledRule, ...]
     variants: tuple[tuple[str, _CompiledRule], ...]  # (delta relation read, rule)
+    direct: bool
+
+
+#: The size assumed, when planning joins, for the facts new in the last round of a recursive stratum.
+DELTA_SIZE = 10
 
 
 class Evaluator:
@@ -117,19 +122,42 @@ class Evaluator:
         self.checked = checked
         self.table = table if table is not None else TermTable()
         self.specs = SpecRegistry(self.table)
-        self._sizes: dict[str, int] = {}
-        self._planner = RulePlanner(self.table, self.specs, self._sizes.get)
+        self._planner = RulePlanner(self.table, self.specs, lambda relation: None)
         self._compiled: dict[int, CompiledStratum] = {}
+        producers: dict[str, int] = {}
+        for stratum in checked.strata:
+            for key in {relation_key(rule.head) for rule in stratum.rules}:
+                producers[key] = producers.get(key, 0) + 1
+        #: Relations whose rules all sit in one stratum (unlike a relation split by constant arguments).
+        self._single_stratum = {key for key, count in producers.items() if count == 1}
 
-    def stratum(self, number: int) -> CompiledStratum:
+    def fix(self, database: Database) -> None:
+        """Declare the relations ``database`` owns complete and shared by every database run later.
+
+        Rules compiled from now on read those relations and their indexes directly.
+        """
+        fixed = dict(database.relations)
+        owned = frozenset(database.owned)
+        self._planner.fixed = lambda relation: fixed[relation] if relation in owned else None
+        self._planner.fixed_index = database.index
+
+    def stratum(self, number: int, database: Database) -> CompiledStratum:
+        """A stratum's compiled rules; the first call plans joins by the relation sizes in ``database``."""
         found = self._compiled.get(number)
         if found is None:
-            found = self._compiled[number] = self._compile(number)
+            found = self._compiled[number] = self._compile(number, database)
         return found
 
-    def _compile(self, number: int) -> CompiledStratum:
+    def _compile(self, number: int, database: Database) -> CompiledStratum:
         source = self.checked.strata[number]
         heads = tuple(dict.fromkeys(relation_key(rule.head) for rule in source.rules))
+
+        def size(relation: str) -> int | None:
+            if relation.startswith(DELTA):
+                return DELTA_SIZE
+            return None if relation in heads else len(database.relations[relation])
+
+        self._planner.size = size
         rules = []
         variants = []
         for rule in source.rules:
@@ -143,18 +171,30 @@ class Evaluator:
                         delta = DELTA + relation_key(literal)
                         function = self._planner.compile(head, body, position)
                         variants.append((delta, _CompiledRule(key, function)))
-        return CompiledStratum(number, source, heads, tuple(rules), tuple(variants))
-
-    def note_sizes(self, database: Database, relations: Iterable[str]) -> None:
-        """Record sizes of complete relations, for the join order of strata compiled later."""
-        for relation in relations:
-            self._sizes[relation] = len(database.facts(relation))
+        reads = {
+            relation_key(literal.atom if isinstance(literal, Not) else literal)
+            for rule in source.rules
+            for _, body in split_disjunctions(rule)
+            for literal in body
+            if isinstance(literal, (Atom, Not))
+        }
+        # Such a stratum adds its facts straight into fresh sets: nothing reads or indexes them meanwhile.
+        direct = not source.recursive and not reads & set(heads) and set(heads) <= self._single_stratum
+        return CompiledStratum(number, source, heads, tuple(rules), tuple(variants), direct)
 
     def run(self, number: int, database: Database) -> None:
         """Evaluate one stratum to its fixpoint in ``database`` (earlier strata must be complete)."""
-        stratum = self.stratum(number)
+        stratum = self.stratum(number, database)
         relations = database.relations
         index = database.index
+        owned = database.owned
+        if stratum.direct and owned.isdisjoint(stratum.heads):
+            for head in stratum.heads:
+                owned.add(head)
+                relations[head] = set()
+            for rule in stratum.rules:
+                rule.run(relations, index, relations[rule.head].add)
+            return
         for head in stratum.heads:
             database.own(head)
         news: dict[str, set[Fact]] = {head: set() for head in stratum.heads}
@@ -198,7 +238,6 @@ def evaluate(checked: CheckedProgram, facts: Iterable[Atom] = ()) -> Model:
         database.own(relation_key(atom), [tuple(table.intern(arg) for arg in atom.args)])
     for number in range(len(checked.strata)):
         evaluator.run(number, database)
-        evaluator.note_sizes(database, evaluator.stratum(number).heads)
     model: dict[str, set[tuple[Term, ...]]] = {}
     for relation, tuples in database.relations.items():
         if tuples:

@@ -94,7 +94,8 @@ class IndexSpec:
             f"{indent}    found.append(t)",
         ]
         namespace: dict[str, object] = {"A": table.args, "F": table.functor}
-        exec("\n".join(lines), namespace)  # source generated from interned ids only
+        # Source generated from interned ids only; the file name tells profiles which index it is.
+        exec(compile("\n".join(lines), f"<index {self.relation} {self.values}>", "exec"), namespace)
         build: Callable[..., None] = namespace["build"]  # type: ignore[assignment]
         return build
 
@@ -114,6 +115,10 @@ class SpecRegistry:
         if found is None:
             found = self._specs[key] = IndexSpec(relation, filters, values, self.table)
         return found
+
+
+def _no_index(spec: IndexSpec) -> dict[object, list[Fact]]:
+    raise AssertionError(f"no fixed relation: {spec}")
 
 
 def _path_expr(root: str, path: Path) -> str:
@@ -176,6 +181,10 @@ class RulePlanner:
         self.specs = specs
         #: Known number of facts of a relation (complete relations only), to prefer small ones.
         self.size = size
+        #: Relations that are complete and the same wherever the rules run (a game's static ones): their
+        #: sets and indexes are bound into the compiled rules instead of being looked up per run.
+        self.fixed: Callable[[str], set[Fact] | None] = lambda relation: None
+        self.fixed_index: Callable[[IndexSpec], dict[object, list[Fact]]] = _no_index
 
     def compile(self, head: Atom, body: tuple[Literal, ...], delta: int | None = None) -> RuleFunction:
         """The join function of ``head :- body``; literal number ``delta`` reads the last round's news."""
@@ -185,7 +194,9 @@ class RulePlanner:
         order = self._order(body, delta)
         lines: list[str] = []
         prelude = ["def rule(R, IX, out):"]
-        constants: dict[str, object] = {"A": self.table.args, "C": self.table.compound}
+        constants: dict[str, object] = {
+            "A": self.table.args, "C": self.table.compound, "G": self.table.ids.get
+        }
         indent = "    "
         bound: set[str] = set()
         loop = 0
@@ -233,7 +244,8 @@ class RulePlanner:
             raise GameDefinitionError(f"unsafe rule: {shown} not bound by the body of {_show(head, body)}")
         lines.append(f"{indent}out(({''.join(self._term(arg, names) + ', ' for arg in head.args)}))")
         source = "\n".join(prelude + lines)
-        exec(source, constants)  # source generated from the rule's structure
+        # Source generated from the rule's structure only; the file name tells profiles which rule it is.
+        exec(compile(source, f"<rule {_show(head, body)[:60]}>", "exec"), constants)
         constants["rule"].source = source  # type: ignore[attr-defined]
         function: RuleFunction = constants["rule"]  # type: ignore[assignment]
         return function
@@ -244,13 +256,20 @@ class RulePlanner:
         """The local name of what a literal reads: the relation's set (``r...``) or an index (``x...``)."""
         top_level = tuple((i,) for i in range(len(atom.args)))
         paths = tuple(path for path, _ in pattern.values)
-        name = f"{len(prelude)}"
+        name = f"{len(constants)}_{len(prelude)}"
+        fixed = self.fixed(relation)
         if not pattern.filters and (not pattern.values or (paths == top_level and not pattern.binds)):
-            prelude.append(f"    r{name} = R[{relation!r}]")
+            if fixed is not None:
+                constants["r" + name] = fixed
+            else:
+                prelude.append(f"    r{name} = R[{relation!r}]")
             return "r" + name
         spec = self.specs.get(relation, tuple(pattern.filters), paths)
-        constants["S" + name] = spec
-        prelude.append(f"    x{name} = IX(S{name})")
+        if fixed is not None:
+            constants["x" + name] = self.fixed_index(spec)
+        else:
+            constants["S" + name] = spec
+            prelude.append(f"    x{name} = IX(S{name})")
         return "x" + name
 
     def _term(self, term: Term, names: dict[str, str]) -> str:
@@ -259,7 +278,9 @@ class RulePlanner:
         if isinstance(term, Variable):
             return names[term.name]
         functor = self.table.functor_id(term.name, len(term.args))
-        return f"C(({functor}, {''.join(self._term(arg, names) + ', ' for arg in term.args)}))"
+        key = f"({functor}, {''.join(self._term(arg, names) + ', ' for arg in term.args)})"
+        # Most compound terms exist already: a dictionary lookup, and a call only for a new one.
+        return f"(G({key}) or C({key}))"
 
     def _order(self, body: tuple[Literal, ...], delta: int | None) -> list[tuple[int, Literal]]:
         """Literals in join order, each with its position in ``body``."""
@@ -285,28 +306,35 @@ class RulePlanner:
             bound |= _variables(chosen[1])
         return order
 
-    def _score(self, item: tuple[int, Literal], bound: set[str], delta: int | None) -> tuple[int, ...]:
+    def _score(self, item: tuple[int, Literal], bound: set[str], delta: int | None) -> tuple[float, ...]:
+        """Higher is better: the fewest facts expected to match, given the variables bound so far.
+
+        A relation of ``n`` facts with ``k`` of its ``m`` argument leaves known is expected to give
+        ``n ** ((m - k) / m)`` matches (as if the leaves were independent and evenly spread).
+        """
         position, literal = item
         assert isinstance(literal, Atom)
-        free = _variables(literal) - bound
-        known = sum(1 for _ in _known_parts(literal.args, bound))
-        size = self.size(relation_key(literal))
-        return (
-            int(not free),
-            int(position == delta),
-            int(size is not None and size <= 1),
-            known,
-            -(size if size is not None else 1000),
-            -len(free),
-        )
+        if _variables(literal) <= bound:
+            return (1, 0.0, 0)
+        leaves = sum(1 for _ in _leaves(literal.args))
+        known = sum(1 for _ in _leaves(literal.args, bound))
+        size = self.size(DELTA + relation_key(literal) if position == delta else relation_key(literal))
+        if size is None:
+            size = UNKNOWN_SIZE
+        return (0, -(float(size) ** ((leaves - known) / leaves)), known)
 
 
-def _known_parts(terms: Sequence[Term], bound: set[str]) -> Iterator[Term]:
+#: The size assumed for a relation not evaluated yet when its rules are compiled.
+UNKNOWN_SIZE = 100
+
+
+def _leaves(terms: Sequence[Term], bound: set[str] | None = None) -> Iterator[Term]:
+    """Constants and variables of terms at any depth; with ``bound``, only the known ones."""
     for term in terms:
-        if isinstance(term, Constant) or (isinstance(term, Variable) and term.name in bound):
+        if isinstance(term, Function):
+            yield from _leaves(term.args, bound)
+        elif bound is None or isinstance(term, Constant) or term.name in bound:
             yield term
-        elif isinstance(term, Function):
-            yield from _known_parts(term.args, bound)
 
 
 def _show(head: Atom, body: tuple[Literal, ...]) -> str:

@@ -60,7 +60,7 @@ class DatalogReasoner:
         for number, level in enumerate(layers):
             if level == 0:
                 evaluator.run(number, self._static)
-                evaluator.note_sizes(self._static, evaluator.stratum(number).heads)
+        evaluator.fix(self._static)
 
         def needed(relation: str, level: int) -> tuple[int, ...]:
             uses = depends_on.get(relation, {relation})
