@@ -11,6 +11,7 @@ from gdl.errors import (
     UnknownRoleError,
 )
 from gdl.game import Game, State, load, parse
+from gdl.match import Match, MatchRecord
 
 __all__ = [
     "Game",
@@ -18,6 +19,8 @@ __all__ = [
     "IllegalMoveError",
     "InvalidGameError",
     "KifSyntaxError",
+    "Match",
+    "MatchRecord",
     "State",
     "UnknownRoleError",
     "load",

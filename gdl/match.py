@@ -13,7 +13,9 @@ Like a GGP game server, the runner never lets one player stop a match. A player 
 with something that is not a legal move, or has not answered by its deadline gets an error recorded
 and a random legal move played for it, and the match goes on. Each player runs in its own worker
 thread, so the runner stops waiting at the deadline even when a player blocks; a blocked player's
-later calls queue behind the one it is stuck in. Human players (``is_human``) are waited for.
+later calls queue behind the one it is stuck in. Human players (``is_human``) are waited for. Since
+reasoners are not thread-safe, a match serialises the calls to its game's reasoner with a lock (see
+:func:`make_thread_safe`); this stays in place after the match.
 
 By default a role with exactly one legal move (e.g. ``noop`` while the other side moves) plays it
 without asking its player, so that players sharing this process do not slow each other down;
@@ -90,11 +92,14 @@ class _LockedReasoner:
             return self._reasoner.goals(state, role)
 
 
-def thread_safe(game: Game) -> Game:
-    """The same game with its reasoner calls serialised, so that several threads may play it."""
-    if isinstance(game.reasoner, _LockedReasoner):
-        return game
-    return Game(game.checked, _LockedReasoner(game.reasoner), game.name)
+def make_thread_safe(game: Game) -> None:
+    """Serialise the calls to ``game``'s reasoner with a lock, so that several threads may play it.
+
+    The game object itself is changed (its states stay comparable with the states of the match);
+    the cost is a lock per reasoner call, small beside the call itself.
+    """
+    if not isinstance(game.reasoner, _LockedReasoner):
+        game.reasoner = _LockedReasoner(game.reasoner)
 
 
 class _Worker:
@@ -210,7 +215,8 @@ class Match:
             raise ValueError(f"roles {', '.join(shared)} share one player object; give each role its own")
         if start_clock <= 0 or play_clock <= 0:
             raise ValueError(f"clocks must be positive, got start {start_clock} and play {play_clock}")
-        self.game = thread_safe(game)
+        make_thread_safe(game)
+        self.game = game
         self.players = wanted
         self.start_clock = start_clock
         self.play_clock = play_clock

@@ -76,6 +76,8 @@ def test_a_match_between_programs_is_recorded_step_by_step(tictactoe: Game) -> N
     record = Match(tictactoe, players, play_clock=2.0, seed=1).run()
     check_consistent(record)
     assert record.completed and not record.aborted
+    assert record.states[0] == tictactoe.initial_state()  # the record's states are the game's own
+    assert gdl.Match is Match
     assert record.players == {"xplayer": "legal", "oplayer": "random"}
     assert all(not error for step in record.errors for error in step.values())
     assert [step["xplayer"] for step in record.moves[::2]][:2] == ["(mark 1 1)", "(mark 1 2)"]
