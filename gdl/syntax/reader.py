@@ -155,21 +155,22 @@ class ReadResult:
 class _Converter:
     def __init__(self) -> None:
         self.diagnostics: list[Diagnostic] = []
-        self.spellings: dict[str, set[str]] = {}
+        #: The first word seen for each name, by spelling: each new spelling is reported once.
+        self.spellings: dict[str, dict[str, Word]] = {}
 
     # -- names ------------------------------------------------------------------------------
 
     def _name(self, word: Word) -> str:
         """Canonical lower-case name of a word, noting inconsistent capitalisation."""
         name = word.text.lower()
-        seen = self.spellings.setdefault(name, {word.text})
+        seen = self.spellings.setdefault(name, {word.text: word})
         if word.text not in seen:
-            first = sorted(seen)[0]
-            seen.add(word.text)  # report each new spelling once
+            first = next(iter(seen.values()))
+            seen[word.text] = word
             self.diagnostics.append(
                 warning(
                     "inconsistent-case",
-                    f"name '{word.text}' is also written '{first}'",
+                    f"name written '{word.text}' here and '{first.text}' at {first.span}",
                     word.span,
                     "gdl ignores case, so both spellings name the same thing",
                 )
