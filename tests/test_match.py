@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import gdl
 from gdl.errors import UnknownRoleError
@@ -238,3 +240,24 @@ def test_a_scripted_tournament_swaps_roles_and_tallies_results() -> None:
     for match in result.matches:
         legal_role = match["seats"].index(0)
         assert match["goals"][legal_role] in legal.goals
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10**6), name=st.sampled_from(["tictactoe", "rps", "nim", "buttons"]))
+def test_random_matches_are_recorded_consistently(seed: int, name: str) -> None:
+    game = _games(name)
+    players = {role: make_player("random", seed=seed + i) for i, role in enumerate(game.roles)}
+    record = Match(game, players, play_clock=5, seed=seed, ask_forced=seed % 2 == 0).run()
+    check_consistent(record)
+    assert record.completed and record.error_count(game.roles[0]) == 0
+    data = record.to_json()
+    assert len(data["moves"]) == len(record.moves) and all(len(m) == len(game.roles) for m in data["moves"])
+
+
+_LOADED: dict[str, Game] = {}
+
+
+def _games(name: str) -> Game:
+    if name not in _LOADED:
+        _LOADED[name] = gdl.load(GAMES / f"{name}.kif")
+    return _LOADED[name]

@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import gdl
 from gdl.errors import PlayerSpecError
@@ -86,7 +88,8 @@ def test_options_are_converted_to_their_types() -> None:
         ("alphazero", "unknown player kind: 'alphazero' (choose from: human, legal, mcts, minimax, random)"),
         ("minimax:dept=3", "unknown option 'dept' for minimax player (options: depth, margin)"),
         ("legal:seed=1", "unknown option 'seed' for legal player (options: none)"),
-        ("mcts:iterations=many", "option 'iterations' of mcts player expects int, got 'many'"),
+        ("mcts:iterations=many", "option 'iterations' of mcts player expects an integer, got 'many'"),
+        ("mcts:c=nan", "option 'c' of mcts player expects a finite number, got 'nan'"),
         ("mcts:iterations", "option 'iterations' of mcts player is not of the form option=value"),
         ("mcts:iterations=0", "bad mcts player: mcts iterations must be at least 1, got 0"),
         ("minimax:depth=-2", "bad minimax player: minimax depth must be at least 1, got -2"),
@@ -271,3 +274,13 @@ def test_every_program_player_completes_rock_paper_scissors() -> None:
 def test_random_player_is_a_player() -> None:
     assert issubclass(RandomPlayer, Player)
     assert repr(RandomPlayer()) == "<RandomPlayer 'random'>"
+
+
+@given(st.text(alphabet="mctsrandomlegal:=,.0123456789x -", max_size=30))
+def test_any_description_is_a_player_or_a_clear_error(spec: str) -> None:
+    try:
+        player = make_player(spec)
+    except PlayerSpecError as problem:
+        assert str(problem) and "\n" not in str(problem)
+    else:
+        assert player.name == spec.strip().partition(":")[0].strip().lower()

@@ -14,6 +14,7 @@ A kind's options are the keyword arguments of its class, converted to the annota
 from __future__ import annotations
 
 import inspect
+import math
 import types
 import typing
 from collections.abc import Callable
@@ -32,10 +33,19 @@ PLAYER_KINDS: dict[str, type[Player]] = {
 }
 
 #: Option types that can be written as text, with their converters.
-_CONVERTERS: dict[type, Callable[[str], object]] = {int: int, float: float, str: str}
+_CONVERTERS: dict[type, Callable[[str], object]] = {
+    int: int, float: lambda text: _finite(float(text)), str: str
+}
+_EXPECTED = {int: "an integer", float: "a finite number", str: "text"}
 #: Options that are not written as text (streams of the human player).
 _HIDDEN = {"input", "output"}
 _NOT_OPTIONS = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError(f"not a finite number: {value}")
+    return value
 
 
 def options(kind: str) -> dict[str, type]:
@@ -82,7 +92,7 @@ def make_player(spec: str, seed: int | None = None) -> Player:
             arguments[name] = _CONVERTERS[known[name]](text)
         except ValueError:
             raise PlayerSpecError(
-                f"option {name!r} of {kind} player expects {known[name].__name__}, got {text!r}"
+                f"option {name!r} of {kind} player expects {_EXPECTED[known[name]]}, got {text!r}"
             ) from None
     if "seed" in known and "seed" not in arguments and seed is not None:
         arguments["seed"] = seed
