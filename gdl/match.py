@@ -134,7 +134,9 @@ class MatchRecord:
     """What happened in a match. Step ``i`` leads from ``states[i]`` by ``moves[i]`` to ``states[i+1]``.
 
     ``times[i]`` and ``errors[i]`` hold, per role, the seconds its player took (0 when it was not asked)
-    and the error it made at step ``i`` ("" for none). ``goals`` is empty unless the match completed.
+    and the error it made at step ``i`` ("" for none); ``infos[i]`` what each asked player reported
+    about its search (:meth:`Player.info`, e.g. depth or iterations). ``goals`` is empty unless the
+    match completed.
     """
 
     match_id: str
@@ -149,6 +151,7 @@ class MatchRecord:
     moves: list[dict[str, str]] = field(default_factory=list)
     times: list[dict[str, float]] = field(default_factory=list)
     errors: list[dict[str, str]] = field(default_factory=list)
+    infos: list[dict[str, dict[str, Any]]] = field(default_factory=list)
     start_errors: dict[str, str] = field(default_factory=dict)
     stop_errors: dict[str, str] = field(default_factory=dict)
     goals: dict[str, int] = field(default_factory=dict)
@@ -304,6 +307,7 @@ class Match:
         record.moves.append({r: str(joint[r]) for r in roles})
         record.times.append({r: round(times.get(r, 0.0), 6) for r in roles})
         record.errors.append({r: errors.get(r, "") for r in roles})
+        record.infos.append({r: self.players[r].info() for r in answers})
         return state.next(joint)
 
     def _collect(

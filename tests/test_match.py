@@ -85,6 +85,15 @@ def test_a_match_between_programs_is_recorded_step_by_step(tictactoe: Game) -> N
     assert [step["xplayer"] for step in record.moves[::2]][:2] == ["(mark 1 1)", "(mark 1 2)"]
 
 
+def test_what_players_report_about_their_search_is_recorded(tictactoe: Game) -> None:
+    players = {"xplayer": make_player("minimax:depth=2"), "oplayer": make_player("mcts:iterations=20")}
+    record = Match(tictactoe, players, play_clock=5).run()
+    assert all(set(info) == {"xplayer"} for info in record.infos[::2])
+    assert all(set(info) == {"oplayer"} for info in record.infos[1::2])
+    assert record.infos[0]["xplayer"]["depth"] == 2
+    assert record.infos[1]["oplayer"]["iterations"] == 20
+
+
 def test_the_json_is_in_the_ggp_base_match_format(tictactoe: Game) -> None:
     players = {"xplayer": make_player("random:seed=1"), "oplayer": make_player("random:seed=2")}
     record = Match(tictactoe, players, start_clock=3, play_clock=2).run()

@@ -108,6 +108,10 @@ def show_step(record: MatchRecord) -> None:
         for role, error in record.errors[-1].items():
             if error:
                 print(f"  ! {role}: {error} (a random legal move was played)")
+        for role, info in record.infos[-1].items():
+            if info:
+                shown = ", ".join(f"{key} {value}" for key, value in info.items())
+                print(f"  ({role} {record.players[role]}: {shown})")
     else:
         for role, error in record.start_errors.items():
             if error:
