@@ -44,3 +44,8 @@ def test_a_dependency_only_through_negation_is_a_warning() -> None:
 
 def test_role_may_be_used_by_anything() -> None:
     assert _found("(<= (init (control ?r)) (role ?r))\n(<= (base (control ?r)) (role ?r))\n") == []
+
+
+def test_a_direct_negated_use_is_still_an_error() -> None:
+    (found,) = _found("(<= (legal robot stay) (not (does robot go)))\n")
+    assert found.level is Level.ERROR and found.notes[0] == "dependency: legal -> does"

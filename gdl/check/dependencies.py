@@ -4,12 +4,13 @@
 state, the moves or what is computed from them; ``legal``, ``goal`` and ``terminal`` are decided in a
 state before its moves are made, so they must not depend on ``does``.
 
-A keyword that reaches a forbidden relation through positive literals only is an error: the rules on
-that path can never fire (``does`` is empty when ``terminal`` is evaluated, ``true`` when ``init`` is).
-Where every path goes through a negation, the negated relation is constant where the keyword is
-evaluated (e.g. ``(not (killed ?e))`` always holds for ``terminal`` in fire_sheep, when ``killed`` is
-defined by ``does``). Such a program still has one clear meaning, and public games rely on it, so it is
-reported as a warning.
+A keyword that uses a forbidden relation itself, or reaches it through positive literals only, is an
+error: the rules on that path can never fire (``does`` is empty when ``terminal`` is evaluated, ``true``
+when ``init`` is). Where the keyword reaches it only through another relation and every path goes
+through a negation, the negated relation is constant where the keyword is evaluated (e.g.
+``(not (killed ?e))`` always holds for ``terminal`` in fire_sheep, when ``killed`` is defined by
+``does``). Such a program still has one clear meaning, and public games rely on it, so it is reported
+as a warning.
 """
 
 from __future__ import annotations
@@ -63,14 +64,21 @@ def check_dependencies(program: Program, graph: nx.DiGraph) -> Iterator[Diagnost
             reached = [target for target in forbidden if atom.relation in reaching[target]]
             if not reached:
                 continue
-            errors = [t for t in reached if is_positive and atom.relation in reaching_positively[t]]
+            errors = [
+                t
+                for t in reached
+                if atom.relation == t or (is_positive and atom.relation in reaching_positively[t])
+            ]
             if errors:
-                path: list[str] = min((nx.shortest_path(positive, atom.relation, t) for t in errors), key=len)
+                path: list[str] = min(
+                    ([t] if atom.relation == t else nx.shortest_path(positive, atom.relation, t) for t in errors),
+                    key=len,
+                )
                 yield error(
                     "forbidden-dependency",
                     f"'{keyword}' depends on '{path[-1]}'",
                     atom.span,
-                    "dependency: " + describe_path(graph, [keyword, *path]),
+                    "dependency: " + " -> ".join([keyword, *path]),
                     reason,
                 )
             else:

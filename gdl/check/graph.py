@@ -40,12 +40,6 @@ def dependency_graph(program: Program) -> nx.DiGraph:
     return graph
 
 
-def first_use(graph: nx.DiGraph, path: list[str]) -> Use:
-    """The first use in source order along the first edge of ``path``."""
-    uses: list[Use] = graph.edges[path[0], path[1]]["uses"]
-    return min(uses, key=lambda use: use.atom.span.start)
-
-
 def describe_path(graph: nx.DiGraph, path: list[str]) -> str:
     """A path of relation names as ``a -> not b -> c``, marking the edges that go through negation."""
     parts = [path[0]]
