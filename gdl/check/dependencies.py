@@ -43,6 +43,10 @@ def _reaching(graph: nx.DiGraph, target: str) -> set[str]:
     return nx.ancestors(graph, target) | {target} if target in graph else set()
 
 
+def _shortest(graph: nx.DiGraph, source: str, target: str) -> list[str]:
+    return [target] if source == target else list(nx.shortest_path(graph, source, target))
+
+
 def check_dependencies(program: Program, graph: nx.DiGraph) -> Iterator[Diagnostic]:
     """Report each body literal through which a keyword depends on a relation it must not depend on.
 
@@ -70,10 +74,7 @@ def check_dependencies(program: Program, graph: nx.DiGraph) -> Iterator[Diagnost
                 if atom.relation == t or (is_positive and atom.relation in reaching_positively[t])
             ]
             if errors:
-                path: list[str] = min(
-                    ([t] if atom.relation == t else nx.shortest_path(positive, atom.relation, t) for t in errors),
-                    key=len,
-                )
+                path = min((_shortest(positive, atom.relation, t) for t in errors), key=len)
                 yield error(
                     "forbidden-dependency",
                     f"'{keyword}' depends on '{path[-1]}'",
@@ -82,7 +83,7 @@ def check_dependencies(program: Program, graph: nx.DiGraph) -> Iterator[Diagnost
                     reason,
                 )
             else:
-                path = min((nx.shortest_path(graph, atom.relation, t) for t in reached), key=len)
+                path = min((_shortest(graph, atom.relation, t) for t in reached), key=len)
                 yield warning(
                     "negated-dependency",
                     f"'{keyword}' depends on '{path[-1]}' through a negation",
