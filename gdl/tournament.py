@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 import gdl
+from gdl.errors import PlayerSpecError
 from gdl.match import Match
 from gdl.players import make_player, parse_spec
 
@@ -117,7 +118,8 @@ def run_tournament(
     """Play ``matches`` matches of the game in ``path`` between ``specs`` (one per role)."""
     game = _load(path, engine)
     for spec in specs:
-        parse_spec(spec)
+        if parse_spec(spec)[0] == "human":
+            raise PlayerSpecError("human players cannot play in tournaments (matches run in the background)")
     if len(specs) != len(game.roles):
         raise ValueError(f"{len(specs)} players given for the {len(game.roles)} role(s) of {game.name}")
     if matches < 1:
@@ -134,10 +136,14 @@ def run_tournament(
             ): i
             for i in range(matches)
         }
-        for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
-            summaries[futures[future]] = future.result()
-            if progress:
-                progress(done, matches)
+        try:
+            for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
+                summaries[futures[future]] = future.result()
+                if progress:
+                    progress(done, matches)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)  # e.g. Ctrl-C: start no further matches
+            raise
     standings = [Standing(spec) for spec in specs]
     result = TournamentResult(game.name, game.roles, standings, [])
     for i, summary in enumerate(summaries):

@@ -144,3 +144,5 @@ def test_tournament_refuses_a_wrong_number_of_players(capsys: pytest.CaptureFixt
     assert "1 players given for the 2 role(s) of tictactoe" in capsys.readouterr().err
     assert main(["tournament", TICTACTOE, "--players", "legal,chess", "--matches", "2"]) == 2
     assert "unknown player kind: 'chess'" in capsys.readouterr().err
+    assert main(["tournament", TICTACTOE, "--players", "human,legal", "--matches", "2"]) == 2
+    assert "human players cannot play in tournaments" in capsys.readouterr().err
