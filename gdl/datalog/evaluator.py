@@ -8,18 +8,21 @@ that do not depend on ``true`` or ``does``) are shared, indexes included, by eve
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from gdl.check import CheckedProgram
 from gdl.check.stratify import Stratum
 from gdl.datalog.plan import (
     DELTA,
+    OUT,
     Fact,
     IndexSpec,
+    RuleCode,
     RuleFunction,
     RulePlanner,
     SpecRegistry,
+    fetch_line,
     relation_key,
     split_disjunctions,
 )
@@ -92,6 +95,7 @@ class Database:
 @dataclass(frozen=True, slots=True)
 class _CompiledRule:
     head: str
+    code: RuleCode
     run: RuleFunction
 
 
@@ -160,17 +164,19 @@ class Evaluator:
         self._planner.size = size
         rules = []
         variants = []
+        planner = self._planner
         for rule in source.rules:
             for head, body in split_disjunctions(rule):
                 key = relation_key(head)
-                rules.append(_CompiledRule(key, self._planner.compile(head, body)))
+                code = planner.compile(head, body)
+                rules.append(_CompiledRule(key, code, planner.function(code)))
                 if not source.recursive:
                     continue
                 for position, literal in enumerate(body):
                     if isinstance(literal, Atom) and literal.relation in source.relations:
                         delta = DELTA + relation_key(literal)
-                        function = self._planner.compile(head, body, position)
-                        variants.append((delta, _CompiledRule(key, function)))
+                        code = planner.compile(head, body, position)
+                        variants.append((delta, _CompiledRule(key, code, planner.function(code))))
         reads = {
             relation_key(literal.atom if isinstance(literal, Not) else literal)
             for rule in source.rules
@@ -181,6 +187,45 @@ class Evaluator:
         # Such a stratum adds its facts straight into fresh sets: nothing reads or indexes them meanwhile.
         direct = not source.recursive and not reads & set(heads) and set(heads) <= self._single_stratum
         return CompiledStratum(number, source, heads, tuple(rules), tuple(variants), direct)
+
+    def runner(self, numbers: tuple[int, ...], database: Database) -> Callable[[Database], None]:
+        """A function that runs the given strata in order on a database like ``database``.
+
+        The strata run first in ``database`` (so that each is planned knowing the sizes of what came
+        before it); the function returned then runs them all in one generated body: every direct
+        stratum's rules inline, each index fetched once, and :meth:`run` for the others.
+        """
+        for number in numbers:
+            self.run(number, database)
+        lines = ["def strata(D):", "    R = D.relations", "    IX = D.index", "    OW = D.owned"]
+        constants: dict[str, object] = {"RUN": self.run}
+        fetched: dict[tuple[str, IndexSpec | None], str] = {}
+        for number in numbers:
+            stratum = self._compiled[number]
+            if not stratum.direct:
+                lines.append(f"    RUN({number}, D)")
+                fetched.clear()
+                continue
+            adders = {}
+            for i, head in enumerate(stratum.heads):
+                adders[head] = f"add_{number}_{i}"
+                lines += [
+                    f"    facts = R[{head!r}] = set()",
+                    f"    OW.add({head!r})",
+                    f"    {adders[head]} = facts.add",
+                ]
+            for rule in stratum.rules:
+                for local, relation, spec in rule.code.fetches:
+                    known = fetched.setdefault((relation, spec), local)
+                    line = fetch_line(local, relation, spec) if known == local else f"    {local} = {known}"
+                    lines.append(line)
+                lines += [line.replace(OUT + "(", adders[rule.head] + "(") for line in rule.code.body]
+                constants.update(rule.code.constants)
+        namespace = self._planner.namespace(constants)
+        name = "<strata " + " ".join(map(str, numbers)) + ">"
+        exec(compile("\n".join(lines), name, "exec"), namespace)  # source generated from compiled rules
+        function: Callable[[Database], None] = namespace["strata"]  # type: ignore[assignment]
+        return function
 
     def run(self, number: int, database: Database) -> None:
         """Evaluate one stratum to its fixpoint in ``database`` (earlier strata must be complete)."""

@@ -117,6 +117,13 @@ class SpecRegistry:
         return found
 
 
+def fetch_line(local: str, relation: str, spec: IndexSpec | None) -> str:
+    """The line that binds a relation's set or an index (global ``S<n>`` for local ``x<n>``) to a local."""
+    if spec is None:
+        return f"    {local} = R[{relation!r}]"
+    return f"    {local} = IX(S{local[1:]})"
+
+
 def _no_index(spec: IndexSpec) -> dict[object, list[Fact]]:
     raise AssertionError(f"no fixed relation: {spec}")
 
@@ -132,6 +139,22 @@ def _key_expr(parts: Sequence[str]) -> str:
     if len(parts) == 1:
         return parts[0]
     return "(" + "".join(part + ", " for part in parts) + ")"
+
+
+#: Placeholder for the function that adds a derived fact, replaced when rule code is linked.
+OUT = "__out__"
+
+
+@dataclass
+class RuleCode:
+    """A rule's join as Python source: ``fetches`` bind the sets and indexes it reads to locals (names
+    unique per planner, so codes can be concatenated), ``body`` is the nest of loops ending in
+    ``__out__(fact)``, and ``constants`` are the globals both refer to."""
+
+    title: str
+    fetches: list[tuple[str, str, IndexSpec | None]]  # (local name, relation, index spec or None)
+    body: list[str]
+    constants: dict[str, object]
 
 
 @dataclass
@@ -185,22 +208,19 @@ class RulePlanner:
         #: sets and indexes are bound into the compiled rules instead of being looked up per run.
         self.fixed: Callable[[str], set[Fact] | None] = lambda relation: None
         self.fixed_index: Callable[[IndexSpec], dict[object, list[Fact]]] = _no_index
+        self._names = itertools.count()
 
-    def compile(self, head: Atom, body: tuple[Literal, ...], delta: int | None = None) -> RuleFunction:
-        """The join function of ``head :- body``; literal number ``delta`` reads the last round's news."""
+    def compile(self, head: Atom, body: tuple[Literal, ...], delta: int | None = None) -> RuleCode:
+        """The join code of ``head :- body``; literal number ``delta`` reads the last round's news."""
         names: dict[str, str] = {}
         for variable in itertools.chain(head.variables(), *(lit.variables() for lit in body)):
             names.setdefault(variable.name, f"v{len(names)}")
-        order = self._order(body, delta)
-        lines: list[str] = []
-        prelude = ["def rule(R, IX, out):"]
-        constants: dict[str, object] = {
-            "A": self.table.args, "C": self.table.compound, "G": self.table.ids.get
-        }
+        code = RuleCode(_show(head, body), [], [], {})
+        lines = code.body
         indent = "    "
         bound: set[str] = set()
         loop = 0
-        for position, literal in order:
+        for position, literal in self._order(body, delta):
             if isinstance(literal, Distinct):
                 left, right = self._term(literal.left, names), self._term(literal.right, names)
                 lines.append(f"{indent}if {left} != {right}:")
@@ -217,20 +237,22 @@ class RulePlanner:
                 raise GameDefinitionError(
                     f"unsafe rule: variables of {literal} are not bound in {_show(head, body)}"
                 )
-            source = self._source(relation, atom, pattern, constants, prelude)
-            key = _key_expr([expr for _, expr in pattern.values])
-            if source.startswith("r"):
-                key = "(" + "".join(expr + ", " for _, expr in pattern.values) + ")"
             if not pattern.binds and not pattern.checks:
-                lines.append(f"{indent}if {key} {'not in' if negated else 'in'} {source}:")
+                # Every argument is known: build the fact and look it up (a compound term that was
+                # never interned gives None, which no fact contains).
+                fact = "(" + "".join(self._term(arg, names, existing=True) + ", " for arg in atom.args) + ")"
+                source = self._fetch(code, relation)
+                lines.append(f"{indent}if {fact} {'not in' if negated else 'in'} {source}:")
                 indent += "    "
                 continue
+            key = _key_expr([expr for _, expr in pattern.values])
             fact = f"t{loop}"
             loop += 1
             if pattern.values or pattern.filters:
-                lines.append(f"{indent}for {fact} in {source}.get({key}, ()):")
+                spec = self.specs.get(relation, tuple(pattern.filters), tuple(p for p, _ in pattern.values))
+                lines.append(f"{indent}for {fact} in {self._fetch(code, relation, spec)}.get({key}, ()):")
             else:
-                lines.append(f"{indent}for {fact} in {source}:")
+                lines.append(f"{indent}for {fact} in {self._fetch(code, relation)}:")
             indent += "    "
             for path, name in pattern.binds:
                 lines.append(f"{indent}{name} = {_path_expr(fact, path)}")
@@ -242,43 +264,48 @@ class RulePlanner:
         if unbound:
             shown = ", ".join("?" + name for name in sorted(unbound))
             raise GameDefinitionError(f"unsafe rule: {shown} not bound by the body of {_show(head, body)}")
-        lines.append(f"{indent}out(({''.join(self._term(arg, names) + ', ' for arg in head.args)}))")
-        source = "\n".join(prelude + lines)
+        lines.append(f"{indent}{OUT}(({''.join(self._term(arg, names) + ', ' for arg in head.args)}))")
+        return code
+
+    def function(self, code: RuleCode) -> RuleFunction:
+        """A stand-alone function ``rule(R, IX, out)`` of compiled rule code."""
+        fetches = [fetch_line(*fetch) for fetch in code.fetches]
+        source = "\n".join(["def rule(R, IX, out):", *fetches, *code.body]).replace(OUT + "(", "out(")
+        namespace = self.namespace(code.constants)
         # Source generated from the rule's structure only; the file name tells profiles which rule it is.
-        exec(compile(source, f"<rule {_show(head, body)[:60]}>", "exec"), constants)
-        constants["rule"].source = source  # type: ignore[attr-defined]
-        function: RuleFunction = constants["rule"]  # type: ignore[assignment]
+        exec(compile(source, f"<rule {code.title[:60]}>", "exec"), namespace)
+        function: RuleFunction = namespace["rule"]  # type: ignore[assignment]
+        function.source = source  # type: ignore[attr-defined]
         return function
 
-    def _source(
-        self, relation: str, atom: Atom, pattern: _Pattern, constants: dict[str, object], prelude: list[str]
-    ) -> str:
-        """The local name of what a literal reads: the relation's set (``r...``) or an index (``x...``)."""
-        top_level = tuple((i,) for i in range(len(atom.args)))
-        paths = tuple(path for path, _ in pattern.values)
-        name = f"{len(constants)}_{len(prelude)}"
-        fixed = self.fixed(relation)
-        if not pattern.filters and (not pattern.values or (paths == top_level and not pattern.binds)):
-            if fixed is not None:
-                constants["r" + name] = fixed
-            else:
-                prelude.append(f"    r{name} = R[{relation!r}]")
-            return "r" + name
-        spec = self.specs.get(relation, tuple(pattern.filters), paths)
-        if fixed is not None:
-            constants["x" + name] = self.fixed_index(spec)
-        else:
-            constants["S" + name] = spec
-            prelude.append(f"    x{name} = IX(S{name})")
-        return "x" + name
+    def namespace(self, constants: dict[str, object]) -> dict[str, object]:
+        """Globals of generated code: the term table's lookups and the given constants."""
+        return {"A": self.table.args, "C": self.table.compound, "G": self.table.ids.get, **constants}
 
-    def _term(self, term: Term, names: dict[str, str]) -> str:
+    def _fetch(self, code: RuleCode, relation: str, spec: IndexSpec | None = None) -> str:
+        """The local name of what a literal reads: the relation's set (``r...``) or an index (``x...``)."""
+        name = str(next(self._names))
+        fixed = self.fixed(relation)
+        local = ("r" if spec is None else "x") + name
+        if fixed is not None:
+            code.constants[local] = fixed if spec is None else self.fixed_index(spec)
+        else:
+            if spec is not None:
+                code.constants["S" + name] = spec
+            code.fetches.append((local, relation, spec))
+        return local
+
+    def _term(self, term: Term, names: dict[str, str], existing: bool = False) -> str:
+        """An expression for the id of a term whose variables are bound (``None`` if ``existing`` and the
+        term was never interned)."""
         if isinstance(term, Constant):
             return str(self.table.constant(term.name))
         if isinstance(term, Variable):
             return names[term.name]
         functor = self.table.functor_id(term.name, len(term.args))
-        key = f"({functor}, {''.join(self._term(arg, names) + ', ' for arg in term.args)})"
+        key = f"({functor}, {''.join(self._term(arg, names, existing) + ', ' for arg in term.args)})"
+        if existing:
+            return f"G({key})"
         # Most compound terms exist already: a dictionary lookup, and a call only for a new one.
         return f"(G({key}) or C({key}))"
 

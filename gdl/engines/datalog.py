@@ -10,7 +10,7 @@ API boundary.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
 
 import networkx as nx
@@ -28,6 +28,10 @@ DatalogState = frozenset[int]
 CACHE_SIZE = 8
 
 
+#: The queries whose strata are run on demand, as indexes into ``DatalogReasoner._needed``.
+_LEGAL, _TERMINAL, _GOAL, _NEXT = range(4)
+
+
 class _StateResults:
     """A state's database with the strata run so far and the answers already given."""
 
@@ -35,7 +39,7 @@ class _StateResults:
 
     def __init__(self, database: Database) -> None:
         self.database = database
-        self.done: set[int] = set()
+        self.done: frozenset[int] = frozenset()
         self.legal: dict[int, tuple[Term, ...]] = {}
         self.goals: dict[int, tuple[Term, ...]] = {}
         self.terminal: bool | None = None
@@ -69,11 +73,12 @@ class DatalogReasoner:
                 if layers[number] == level and stratum.relations & uses
             )
 
-        self._legal_strata = needed("legal", 1)
-        self._terminal_strata = needed("terminal", 1)
-        self._goal_strata = needed("goal", 1)
-        self._next_state_strata = needed("next", 1)
+        #: Per query (``_LEGAL`` ...), the state strata it needs.
+        self._needed = (needed("legal", 1), needed("terminal", 1), needed("goal", 1), needed("next", 1))
         self._next_move_strata = needed("next", 2)
+        #: (strata done, query) -> (function running the strata still needed, strata done after it).
+        self._steps: dict[tuple[frozenset[int], int], tuple[Callable[[Database], None], frozenset[int]]] = {}
+        self._move_runner: Callable[[Database], None] | None = None
 
         self.roles: tuple[str, ...] = tuple(
             str(rule.head.args[0]) for rule in checked.program.rules
@@ -96,7 +101,8 @@ class DatalogReasoner:
         intern = self.table.intern
         return frozenset(intern(fluent) for fluent in fluents)
 
-    def _results(self, state: DatalogState, strata: tuple[int, ...]) -> _StateResults:
+    def _results(self, state: DatalogState, query: int) -> _StateResults:
+        """The state's results, with the strata that ``query`` (a ``_QUERIES`` index) needs run."""
         results = self._cache.get(state)
         if results is None:
             if len(self._cache) >= CACHE_SIZE:
@@ -105,31 +111,37 @@ class DatalogReasoner:
             database = Database(self._static)
             database.own("true/1", ((fluent,) for fluent in state))
             results = self._cache[state] = _StateResults(database)
-        done = results.done
-        for number in strata:
-            if number not in done:
-                self.evaluator.run(number, results.database)
-                done.add(number)
+        key = (results.done, query)
+        step = self._steps.get(key)
+        if step is None:
+            todo = tuple(n for n in self._needed[query] if n not in results.done)
+            # The first state to need these strata runs them while they are compiled.
+            runner = self.evaluator.runner(todo, results.database)
+            step = self._steps[key] = (runner, results.done | frozenset(todo))
+            results.done = step[1]
+            return results
+        step[0](results.database)
+        results.done = step[1]
         return results
 
     # -- relations ----------------------------------------------------------------------------------
 
     def legal(self, state: DatalogState, role: int) -> tuple[Term, ...]:
-        results = self._results(state, self._legal_strata)
+        results = self._results(state, _LEGAL)
         found = results.legal.get(role)
         if found is None:
             found = results.legal[role] = self._by_role(results.database, "legal/2", role)
         return found
 
     def goals(self, state: DatalogState, role: int) -> tuple[Term, ...]:
-        results = self._results(state, self._goal_strata)
+        results = self._results(state, _GOAL)
         found = results.goals.get(role)
         if found is None:
             found = results.goals[role] = self._by_role(results.database, "goal/2", role)
         return found
 
     def terminal(self, state: DatalogState) -> bool:
-        results = self._results(state, self._terminal_strata)
+        results = self._results(state, _TERMINAL)
         if results.terminal is None:
             results.terminal = bool(results.database.facts("terminal/0"))
         return results.terminal
@@ -137,12 +149,14 @@ class DatalogReasoner:
     def next(self, state: DatalogState, moves: Sequence[Term]) -> DatalogState:
         if len(moves) != len(self.roles):
             raise GameDefinitionError(f"joint move has {len(moves)} moves for {len(self.roles)} roles")
-        results = self._results(state, self._next_state_strata)
+        results = self._results(state, _NEXT)
         database = Database(results.database)
         intern = self.table.intern
         database.own("does/2", zip(self._role_ids, map(intern, moves), strict=True))
-        for number in self._next_move_strata:
-            self.evaluator.run(number, database)
+        if self._move_runner is None:
+            self._move_runner = self.evaluator.runner(self._next_move_strata, database)
+        else:
+            self._move_runner(database)
         return frozenset(fact[0] for fact in database.facts("next/1"))
 
     def _by_role(self, database: Database, relation: str, role: int) -> tuple[Term, ...]:
