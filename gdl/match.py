@@ -307,7 +307,7 @@ class Match:
         record.moves.append({r: str(joint[r]) for r in roles})
         record.times.append({r: round(times.get(r, 0.0), 6) for r in roles})
         record.errors.append({r: errors.get(r, "") for r in roles})
-        record.infos.append({r: self.players[r].info() for r in answers})
+        record.infos.append({r: _info(self.players[r]) for r in answers})
         return state.next(joint)
 
     def _collect(
@@ -335,6 +335,14 @@ class Match:
             else:
                 answers[role] = future.result()
         return answers, times
+
+
+def _info(player: Player) -> dict[str, Any]:
+    """What the player reports about its search; a failing report is no reason to stop a match."""
+    try:
+        return dict(player.info())
+    except Exception as problem:  # the player's bug, not the match's
+        return {"error": f"{type(problem).__name__}: {problem}"}
 
 
 def _note_time(finished: dict[str, float], role: str, _: concurrent.futures.Future[Any]) -> None:

@@ -48,6 +48,9 @@ class Faulty(Player):
             time.sleep(self.sleep)
         return "(((not kif"  # type: ignore[return-value]  # a wrong answer type, as a server may get
 
+    def info(self) -> dict[str, object]:
+        raise KeyError("no report")
+
 
 class Blocked(Player):
     """Never answers: waits on an event that the test sets at the end."""
@@ -127,6 +130,7 @@ def test_a_faulty_player_gets_errors_and_random_moves_and_the_match_goes_on(tict
     assert x_errors[2].startswith("no answer within the clock")
     assert record.times[4]["xplayer"] < clock + 0.25  # the runner stopped waiting at the deadline
     assert all(step["oplayer"] == "" for step in record.errors)
+    assert record.infos[2] == {"xplayer": {"error": "KeyError: 'no report'"}}  # answered, report failed
     # stop() queues behind the sleeping call, so it may miss its clock too
     assert record.error_count("xplayer") - len(record.stop_errors) == sum(map(bool, x_errors)) >= 3
     assert time.monotonic() - begun < 10 * clock + 2
