@@ -101,15 +101,13 @@ class MinimaxPlayer(Player):
         if state.is_terminal():
             return float(state.goals()[self.role])
         entry = self._table.get(state)
-        if entry is not None and entry.depth >= depth:
+        if (
+            entry is not None and entry.depth >= depth
+            and (entry.bound == 0 or (entry.value >= beta if entry.bound > 0 else entry.value <= alpha))
+        ):
             if entry.depth < _EXACT_DEPTH:
-                self._cutoffs += 1
-            if entry.bound == 0:
-                return entry.value
-            if entry.bound > 0 and entry.value >= beta:
-                return entry.value
-            if entry.bound < 0 and entry.value <= alpha:
-                return entry.value
+                self._cutoffs += 1  # a value from a shallower search, guesses included
+            return entry.value
         if depth == 0:
             self._cutoffs += 1
             return self.heuristic(state)
