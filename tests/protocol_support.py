@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -88,11 +89,13 @@ def serving(server: PlayerServer) -> Iterator[str]:
 
 
 @contextmanager
-def serve_process(*options: str) -> Iterator[str]:
-    """Run ``gdl serve`` on a free loopback port in its own process; yields its URL."""
+def serve_process(*options: str, log: Path | None = None) -> Iterator[str]:
+    """Run ``gdl serve`` on a free loopback port in its own process; yields its URL. Its log lines go
+    to ``log`` when given."""
     gdl = [sys.executable, "-c", "import sys; from gdl.cli import main; sys.exit(main())"]
     command = [*gdl, "serve", "--host", "127.0.0.1", "--port", "0", *options]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    errors = log.open("w") if log else subprocess.DEVNULL
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, text=True)
     try:
         assert process.stdout is not None
         ready, _, _ = select.select([process.stdout], [], [], 60)
@@ -102,6 +105,8 @@ def serve_process(*options: str) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(10)
+        if log:
+            errors.close()  # type: ignore[union-attr]
 
 
 def request(url: str, body: bytes = b"", method: str = "POST", path: str = "/") -> tuple[int, str, bytes]:

@@ -23,9 +23,11 @@ PLAY_CLOCK = 2.0
 
 
 @pytest.mark.slow
-def test_twenty_concurrent_matches_against_one_player_server() -> None:
+def test_twenty_concurrent_matches_against_one_player_server(tmp_path: Path) -> None:
     game = gdl.load(GAMES / "tictactoe.kif")
-    with serve_process("--player", "mcts", "--capacity", str(2 * MATCHES)) as url, Network() as network:
+    log = tmp_path / "serve.log"
+    options = ("--player", "mcts", "--capacity", str(2 * MATCHES))
+    with serve_process(*options, log=log) as url, Network() as network:
         # The server plays both roles of every match: 40 searches at once, in one process.
         players = dict.fromkeys(game.roles, url)
 
@@ -42,6 +44,11 @@ def test_twenty_concurrent_matches_against_one_player_server() -> None:
         f" max_latency={max(latencies):.3f}s median_latency={statistics.median(latencies):.3f}s"
         f" missed_clocks={missed} errors={len(errors)} start_errors="
         f"{sum(bool(e) for r in records for e in r.start_errors.values())}"
+        # Moves the server chose at random because the player had not finished in time.
+        f" server_fallback_moves={log.read_text().count('with the random move')}"
     )
     assert all(record.completed for record in records)
     assert missed == 0 and errors == []
+    assert not [r.start_errors for r in records if r.start_errors]
+    # Random moves for players that overran are fine; random moves for players that failed are not.
+    assert "Traceback" not in log.read_text() and "failed in" not in log.read_text()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from protocol_support import (
 
 import gdl
 from gdl.match import MatchRecord
+from gdl.players import make_player
 from gdl.protocol.manager import Network, host
 from gdl.protocol.messages import Abort, Play, Start, Stop
 from gdl.protocol.server import PlayerServer
@@ -185,3 +187,10 @@ def test_concurrent_matches_share_one_player_server(
     for record in records:
         replay(tictactoe, record)
         assert record.error_count("xplayer") == record.error_count("oplayer") == 0
+
+
+def test_players_in_their_own_processes(tictactoe: gdl.Game, network: Network) -> None:
+    with serving(PlayerServer(partial(make_player, "mcts:iterations=50", 1), processes=True)) as url:
+        record = run(tictactoe, {"xplayer": url, "oplayer": "random:seed=2"}, network)
+    replay(tictactoe, record)
+    assert record.error_count("xplayer") == 0

@@ -19,8 +19,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from gdl.errors import ProtocolError
-from gdl.game import State, parse
+from gdl.game import MoveLike, State, parse
 from gdl.players.base import Player
+from gdl.protocol.messages import parse_move
 from gdl.syntax.model import Term
 
 #: How much lower than the server's the scheduling priority of player processes is (Unix niceness).
@@ -65,15 +66,15 @@ class ThreadSeat:
         self.player = self.make_player()
         self.player.start(self.game, self.role, start_clock, play_clock)
 
-    def _follow(self, moves: Sequence[tuple[Term, ...]]) -> None:
+    def _follow(self, moves: Sequence[tuple[MoveLike, ...]]) -> None:
         for joint in moves:
             self.state = self.state.next(dict(zip(self.game.roles, joint, strict=True)))
 
-    def play(self, moves: Sequence[tuple[Term, ...]], deadline: float) -> Term:
+    def play(self, moves: Sequence[tuple[MoveLike, ...]], deadline: float) -> Term:
         self._follow(moves)
         return self.player.play(self.state, deadline)
 
-    def finish(self, moves: Sequence[tuple[Term, ...]], completed: bool) -> None:
+    def finish(self, moves: Sequence[tuple[MoveLike, ...]], completed: bool) -> None:
         self._follow(moves)
         if completed:
             self.player.stop(self.state)
@@ -103,11 +104,16 @@ def _serve_seat(connection: multiprocessing.connection.Connection, seat: ThreadS
         except Exception as problem:  # reported to the server, which plays a random move instead
             connection.send(("error", f"{type(problem).__name__}: {problem}"))
         else:
-            connection.send(("ok", result))
+            connection.send(("ok", None if result is None else str(result)))
         if method == "finish":
             return
         gc.collect(1)
         gc.freeze()
+
+
+def _as_text(moves: Sequence[tuple[Term, ...]]) -> list[tuple[str, ...]]:
+    """Moves cross to and from player processes as KIF text: cheaper to send than terms with spans."""
+    return [tuple(map(str, joint)) for joint in moves]
 
 
 def _context() -> multiprocessing.context.ForkServerContext | multiprocessing.context.SpawnContext:
@@ -121,17 +127,19 @@ def _context() -> multiprocessing.context.ForkServerContext | multiprocessing.co
 
 
 class ProcessSeat:
-    """A seat whose player runs in a child process; ``make_player`` must be picklable."""
+    """A seat whose player runs in a child process; ``make_player`` must be picklable.
+
+    The process is made by :meth:`start`, so that making the seat itself costs nothing.
+    """
 
     def __init__(self, make_player: Callable[[], Player], rules: str, role: str, engine: str) -> None:
-        context = _context()
-        self.connection, child = context.Pipe()
-        seat = ThreadSeat(make_player, rules, role, engine)
-        self.process = context.Process(target=_serve_seat, args=(child, seat), daemon=True)
-        self.process.start()
-        child.close()
+        self.seat = ThreadSeat(make_player, rules, role, engine)
+        self.connection: multiprocessing.connection.Connection | None = None
+        self.process: multiprocessing.process.BaseProcess | None = None
 
     def _call(self, method: str, *args: Any) -> Any:
+        if self.connection is None or self.process is None:
+            raise ProtocolError("the player process was never started")
         try:
             self.connection.send((method, *args))
             status, result = self.connection.recv()
@@ -142,18 +150,24 @@ class ProcessSeat:
         return result
 
     def start(self, start_clock: float, play_clock: float) -> None:
+        context = _context()
+        self.connection, child = context.Pipe()
+        self.process = context.Process(target=_serve_seat, args=(child, self.seat), daemon=True)
+        self.process.start()
+        child.close()
         self._call("start", start_clock, play_clock)
 
     def play(self, moves: Sequence[tuple[Term, ...]], deadline: float) -> Term:
-        move: Term = self._call("play", moves, deadline)
-        return move
+        return parse_move(self._call("play", _as_text(moves), deadline))
 
     def finish(self, moves: Sequence[tuple[Term, ...]], completed: bool) -> None:
-        self._call("finish", moves, completed)
+        self._call("finish", _as_text(moves), completed)
 
     def close(self) -> None:
-        self.connection.close()
-        self.process.join(1.0)
-        if self.process.is_alive():
-            self.process.terminate()
+        if self.connection is not None:
+            self.connection.close()
+        if self.process is not None:
             self.process.join(1.0)
+            if self.process.is_alive():
+                self.process.terminate()
+                self.process.join(1.0)

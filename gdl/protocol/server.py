@@ -231,7 +231,7 @@ class PlayerServer:
             raise ProtocolError(
                 f"START with role {start.role!r}, not a role of the game ({', '.join(game.roles)})"
             )
-        seat = await self._in_thread(self.seat_kind, self.make_player, start.rules, start.role, self.engine)
+        seat = self.seat_kind(self.make_player, start.rules, start.role, self.engine)
         session = _Session(game, start.role, seat, start.play_clock, game.initial_state())
         self.matches[start.match_id] = session
         deadline = self._deadline(received, start.start_clock)
