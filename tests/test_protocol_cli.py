@@ -1,0 +1,84 @@
+"""``gdl serve`` and ``gdl host`` from the command line: a served player, a hosted match, bad input."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from protocol_support import request, serve_process
+
+import gdl
+from gdl.cli import main
+
+GAMES = Path(__file__).resolve().parent.parent / "games"
+TICTACTOE = str(GAMES / "tictactoe.kif")
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[str]:
+    with serve_process("--player", "random:seed=5", "--name", "cli-test", "--capacity", "4") as url:
+        yield url
+
+
+def test_serve_answers_info(served: str) -> None:
+    status, content_type, body = request(served, b"(INFO)")
+    assert (status, content_type, body) == (200, "text/acl", b"((name cli-test) (status available))")
+
+
+def test_host_plays_a_match_and_writes_the_record(
+    served: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record_file = tmp_path / "match.json"
+    argv = ["host", TICTACTOE, "-p", f"xplayer={served}", "-p", "oplayer=random:seed=1"]
+    status = main([*argv, "--startclock", "5", "--playclock", "1", "--json", str(record_file), "-q"])
+    assert status == 0
+    assert "goals: xplayer" in capsys.readouterr().out
+    record = json.loads(record_file.read_text())
+    assert record["isCompleted"] is True and record["playerNamesFromHost"] == [served, "random"]
+    assert all(error == "" for step in record["errors"] for error in step)
+    # The record replays under the rules to the goals it states.
+    game = gdl.load(TICTACTOE)
+    state = game.initial_state()
+    for moves in record["moves"]:
+        state = state.next(dict(zip(game.roles, moves, strict=True)))
+    assert state.is_terminal()
+    assert [state.goals()[role] for role in game.roles] == record["goalValues"]
+
+
+@pytest.mark.parametrize(
+    ("players", "complaint"),
+    [
+        (["xplayer=random"], "no player for role(s): oplayer"),
+        (["xplayer=random", "ghost=random"], "unknown role: 'ghost'"),
+        (["xplayer=random", "xplayer=random"], "given two players"),
+        (["xplayer=random", "oplayer"], "not of the form ROLE=URL"),
+        (["xplayer=random", "oplayer=wizard"], "unknown player kind"),
+    ],
+)
+def test_host_refuses_bad_players(
+    players: list[str], complaint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["host", TICTACTOE, *(item for player in players for item in ("-p", player))]
+    assert main(argv) == 2
+    assert complaint in capsys.readouterr().err
+
+
+def test_host_refuses_a_broken_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "broken.kif"
+    broken.write_text("(role robot) (<= (legal robot ?m))\n")
+    assert main(["host", str(broken), "-p", "robot=random"]) == 2
+    assert "has errors" in capsys.readouterr().err
+
+
+def test_serve_refuses_a_bad_player_and_a_taken_port(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--player", "wizard"]) == 2
+    assert "unknown player kind" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--host", "127.0.0.1", "--port", str(port), "--player", "random"]) == 2
+    assert "cannot listen" in capsys.readouterr().err
