@@ -14,19 +14,24 @@ depends on the kind of game, and :attr:`Solution.concept` says which:
 - two roles, turn-taking, constant-sum goals: the **minimax value** (perfect play by both);
 - more roles or general-sum goals, turn-taking: **backward induction** (max^n): the role to move
   picks the successor best for itself; this is a subgame-perfect equilibrium;
-- simultaneous moves: each role's **security value**, the goal it can guarantee with pure strategies
-  against every other role even if they see its move first. When two constant-sum roles' security
-  values add up to the constant, that is the exact minimax value and is reported as such.
+- two roles, constant-sum, simultaneous moves: the **minimax value in mixed strategies** (von
+  Neumann): at each state the matrix game of the successors' values is solved exactly (simplex over
+  fractions), and :attr:`Solution.strategies` gives both roles' optimal mixed strategies at the start;
+- otherwise (general-sum or more roles, simultaneous moves): each role's **security value**, the goal
+  it can guarantee with pure strategies against every other role even if they see its move first.
 
 In turn-taking games ties are broken towards the shorter line of play, then towards the first move in
 KIF text order, so the principal variation of a single-player game is a shortest way to the best goal.
+With mixed strategies the principal variation follows each role's most probable move.
 """
 
 from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from gdl.game import Game, State
@@ -34,7 +39,7 @@ from gdl.syntax.model import Term
 
 BEST_GOAL = "best reachable goal (single player)"
 MINIMAX = "minimax value (two-player, constant-sum, turn-taking)"
-MINIMAX_SIMULTANEOUS = "minimax value (two-player, constant-sum; pure strategies suffice)"
+MIXED_MINIMAX = "minimax value in mixed strategies (two-player, constant-sum, simultaneous moves)"
 BACKWARD_INDUCTION = "backward induction (max^n: the role to move maximises its own goal)"
 SECURITY = "security values (each role's goal guaranteed in pure strategies against all others)"
 
@@ -45,12 +50,14 @@ class Solution:
 
     solved: bool
     concept: str
-    value: dict[str, int]
+    value: dict[str, int | float]
     pv: list[dict[str, str]]
     states: int
     seconds: float
     reason: str = ""
     notes: list[str] = field(default_factory=list)
+    #: Mixed strategies at the start (role -> move -> probability); only for :data:`MIXED_MINIMAX`.
+    strategies: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,6 +69,7 @@ class Solution:
             "seconds": round(self.seconds, 3),
             "reason": self.reason,
             "notes": self.notes,
+            "strategies": self.strategies,
         }
 
 
@@ -117,16 +125,29 @@ def solve(game: Game, budget: float = 60.0, max_states: int | None = None) -> So
             BACKWARD_INDUCTION
         )
         values, choice = _backward_induction(nodes, order)
+    elif len(roles) == 2 and constant_sum:
+        concept = MIXED_MINIMAX
+        values, choice, strategies = _mixed_minimax(nodes, order, sums.pop())
     else:
-        values, choice = _security(nodes, order, len(roles))
         concept = SECURITY
-        if len(roles) == 2 and constant_sum and sum(values[root]) == sums.pop():
-            concept = MINIMAX_SIMULTANEOUS
+        values, choice = _security(nodes, order, len(roles))
     pv = _principal_variation(game, nodes, choice, root)
-    return Solution(
-        True, concept, dict(zip(roles, values[root], strict=True)), pv, len(nodes),
+    solution = Solution(
+        True, concept, {r: _number(v) for r, v in zip(roles, values[root], strict=True)}, pv, len(nodes),
         time.monotonic() - started, notes=notes,
     )
+    if concept == MIXED_MINIMAX:
+        node = nodes[root]
+        solution.strategies = {
+            role: {str(move): float(p) for move, p in zip(node.moves[r], strategies[r], strict=True) if p}
+            for r, role in enumerate(roles)
+        }
+    return solution
+
+
+def _number(value: Fraction | int) -> int | float:
+    """A value for people and JSON: an int when whole, else a float rounded to 4 places."""
+    return int(value) if value == int(value) else round(float(value), 4)
 
 
 def _explore(
@@ -166,7 +187,7 @@ def _explore(
     return order
 
 
-_Values = dict[State, tuple[int, ...]]
+_Values = dict[State, tuple[Fraction | int, ...]]
 _Choices = dict[State, tuple[int, ...]]
 
 
@@ -196,9 +217,10 @@ def _security(nodes: dict[State, _Node], order: list[State], role_count: int) ->
         if node.goals is not None:
             values[state] = node.goals
             continue
-        secured, moves = [], []
+        secured: list[Fraction | int] = []
+        moves: list[int] = []
         for r in range(role_count):
-            worst_after: dict[int, int] = {}
+            worst_after: dict[int, Fraction | int] = {}
             for joint, child in node.children.items():
                 value = values[child][r]
                 worst_after[joint[r]] = min(worst_after.get(joint[r], 101), value)
@@ -207,6 +229,81 @@ def _security(nodes: dict[State, _Node], order: list[State], role_count: int) ->
             moves.append(best)
         values[state], choice[state] = tuple(secured), tuple(moves)
     return values, choice
+
+
+def _mixed_minimax(
+    nodes: dict[State, _Node], order: list[State], constant: int
+) -> tuple[_Values, _Choices, tuple[list[Fraction], list[Fraction]]]:
+    """Two constant-sum roles: solve the matrix game of the successors' values at every state."""
+    values: _Values = {}
+    choice: _Choices = {}
+    strategies: tuple[list[Fraction], list[Fraction]] = ([], [])
+    for state in order:
+        node = nodes[state]
+        if node.goals is not None:
+            values[state] = node.goals
+            continue
+        rows, columns = (len(m) for m in node.moves)
+        payoff = [[values[node.children[(i, j)]][0] for j in range(columns)] for i in range(rows)]
+        value, row_strategy, column_strategy = solve_matrix_game(payoff)
+        values[state] = (value, constant - value)
+        choice[state] = (_most_probable(row_strategy), _most_probable(column_strategy))
+        strategies = (row_strategy, column_strategy)  # the last state valued is the root
+    return values, choice, strategies
+
+
+def _most_probable(strategy: list[Fraction]) -> int:
+    return max(range(len(strategy)), key=lambda i: (strategy[i], -i))
+
+
+def solve_matrix_game(
+    payoff: Sequence[Sequence[Fraction | int]],
+) -> tuple[Fraction, list[Fraction], list[Fraction]]:
+    """The value and optimal mixed strategies (row's, column's) of a zero-sum matrix game, exactly.
+
+    The row player gets ``payoff[i][j]`` and maximises, the column player minimises it. After shifting
+    every entry to at least 1, the column player's linear program -- maximise ``sum(w)`` subject to
+    ``payoff @ w <= 1``, ``w >= 0`` -- is solved by the simplex method with Bland's rule (no cycling)
+    over fractions; the value is ``1 / sum(w)`` unshifted and the row strategy comes from the duals.
+
+    >>> solve_matrix_game([[100, 0], [0, 50]])[:2]   # value 100*50/150; row plays 1/3, 2/3
+    (Fraction(100, 3), [Fraction(1, 3), Fraction(2, 3)])
+    """
+    m, n = len(payoff), len(payoff[0])
+    if m == 1 or n == 1:  # one side has no choice: plain min or max
+        flat = [Fraction(x) for row in payoff for x in row]
+        best = (min if m == 1 else max)(range(len(flat)), key=lambda k: flat[k])
+        return flat[best], _unit(m, 0 if m == 1 else best), _unit(n, best if m == 1 else 0)
+    shift = 1 - min(min(row) for row in payoff)
+    tableau = [
+        [Fraction(x) + shift for x in row] + [Fraction(int(i == k)) for k in range(m)] + [Fraction(1)]
+        for i, row in enumerate(payoff)
+    ]
+    objective = [Fraction(-1)] * n + [Fraction(0)] * (m + 1)
+    basis = list(range(n, n + m))
+    while (entering := next((j for j in range(n + m) if objective[j] < 0), None)) is not None:
+        leaving = min(
+            (i for i in range(m) if tableau[i][entering] > 0),
+            key=lambda i: (tableau[i][-1] / tableau[i][entering], basis[i]),
+        )
+        pivot = tableau[leaving][entering]
+        tableau[leaving] = [x / pivot for x in tableau[leaving]]
+        for row in [*tableau[:leaving], *tableau[leaving + 1 :], objective]:
+            factor = row[entering]
+            if factor:
+                row[:] = [x - factor * y for x, y in zip(row, tableau[leaving], strict=True)]
+        basis[leaving] = entering
+    shifted_value = 1 / objective[-1]
+    column = [Fraction(0)] * n
+    for i, variable in enumerate(basis):
+        if variable < n:
+            column[variable] = tableau[i][-1] * shifted_value
+    row_strategy = [objective[n + i] * shifted_value for i in range(m)]
+    return shifted_value - shift, row_strategy, column
+
+
+def _unit(size: int, index: int) -> list[Fraction]:
+    return [Fraction(int(i == index)) for i in range(size)]
 
 
 def _principal_variation(

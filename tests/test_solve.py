@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from clingo_gdl import ClingoGame
+from hypothesis import given
+from hypothesis import strategies as st
 
 import gdl
 from gdl.cli import main
@@ -17,10 +19,11 @@ from gdl.solve import (
     BACKWARD_INDUCTION,
     BEST_GOAL,
     MINIMAX,
-    MINIMAX_SIMULTANEOUS,
+    MIXED_MINIMAX,
     SECURITY,
     Solution,
     solve,
+    solve_matrix_game,
 )
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
@@ -129,11 +132,15 @@ def test_corpus_buttons_is_won_by_the_shortest_sequence(corpus: Path) -> None:
     assert len(solution.pv) == depth
 
 
-def test_rock_paper_scissors_secures_nothing_in_pure_strategies() -> None:
-    # Whoever commits to a pure move first loses every round to an opponent who sees it.
+def test_rock_paper_scissors_is_even_in_mixed_strategies() -> None:
+    # A symmetric zero-sum game is worth half to each; each round is won with uniform play.
     solution = solve(gdl.load(GAMES / "rps.kif"))
-    assert solution.solved and solution.concept == SECURITY
-    assert solution.value == {"left": 0, "right": 0}
+    assert solution.solved and solution.concept == MIXED_MINIMAX
+    assert solution.value == {"left": 50, "right": 50}
+    third = pytest.approx(1 / 3)
+    assert solution.strategies == {
+        role: {"paper": third, "rock": third, "scissors": third} for role in ("left", "right")
+    }
     assert len(solution.pv) == 3
 
 
@@ -153,11 +160,53 @@ MATRIX = """
 """
 
 
-def test_a_simultaneous_zero_sum_game_with_a_saddle_point_has_its_minimax_value() -> None:
+def test_a_simultaneous_zero_sum_game_with_a_saddle_point_has_its_pure_value() -> None:
     # Row's maximin: a guarantees min(60, 70) = 60; column's: l guarantees min(40, 70) = 40; 60 + 40 = 100.
     solution = solve(gdl.parse(MATRIX))
-    assert solution.concept == MINIMAX_SIMULTANEOUS
+    assert solution.concept == MIXED_MINIMAX
     assert solution.value == {"row": 60, "column": 40}
+    assert solution.pv == [{"row": "a", "column": "l"}]
+    assert solution.strategies == {"row": {"a": 1.0}, "column": {"l": 1.0}}
+
+
+def test_a_simultaneous_zero_sum_game_without_a_saddle_point_needs_mixing() -> None:
+    # Payoffs to row 100 0 / 0 50: value 100 * 50 / 150 = 33.33; row plays a with 1/3, b with 2/3.
+    text = MATRIX.replace("(payoff a l 60) (payoff a r 70) (payoff b l 30) (payoff b r 80)",
+                          "(payoff a l 100) (payoff a r 0) (payoff b l 0) (payoff b r 50)")
+    text = text.replace("(complement 60 40) (complement 70 30) (complement 30 70) (complement 80 20)",
+                        "(complement 100 0) (complement 0 100) (complement 50 50)")
+    solution = solve(gdl.parse(text))
+    assert solution.concept == MIXED_MINIMAX
+    assert solution.value == {"row": 33.3333, "column": 66.6667}
+    assert solution.strategies["row"] == {"a": pytest.approx(1 / 3), "b": pytest.approx(2 / 3)}
+
+
+@given(st.lists(st.lists(st.integers(0, 100), min_size=1, max_size=4), min_size=1, max_size=4).filter(
+    lambda rows: len({len(r) for r in rows}) == 1
+))
+def test_matrix_game_solutions_carry_their_own_certificate(payoff: list[list[int]]) -> None:
+    # Optimal strategies certify the value: row's guarantees at least v against every column, column's
+    # holds row to at most v against every row (linear programming duality, checked exactly).
+    value, row, column = solve_matrix_game(payoff)
+    assert sum(row) == 1 == sum(column) and min(row) >= 0 and min(column) >= 0
+    for j in range(len(payoff[0])):
+        assert sum(row[i] * payoff[i][j] for i in range(len(payoff))) >= value
+    for i in range(len(payoff)):
+        assert sum(column[j] * payoff[i][j] for j in range(len(payoff[0]))) <= value
+    assert min(map(min, payoff)) <= value <= max(map(max, payoff))
+
+
+def test_a_general_sum_simultaneous_game_reports_security_values() -> None:
+    # Row gets 100 for a whatever column does; column gets 70 for l, 30 for r: both guaranteed.
+    text = MATRIX.replace("(payoff a l 60) (payoff a r 70) (payoff b l 30) (payoff b r 80)",
+                          "(payoff a l 100) (payoff a r 100) (payoff b l 0) (payoff b r 0)")
+    column_goals = "(<= (goal column 70) (true (played ?m l))) (<= (goal column 30) (true (played ?m r)))"
+    text = text.replace(
+        "(<= (goal column ?w) (true (played ?m ?n)) (payoff ?m ?n ?v) (complement ?v ?w))", column_goals
+    )
+    solution = solve(gdl.parse(text))
+    assert solution.concept == SECURITY
+    assert solution.value == {"row": 100, "column": 70}
     assert solution.pv == [{"row": "a", "column": "l"}]
 
 

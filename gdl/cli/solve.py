@@ -43,6 +43,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"principal variation ({len(solution.pv)} steps):")
     for step, joint in enumerate(solution.pv, 1):
         print(f"  {step:>3}. " + "; ".join(f"{role} {move}" for role, move in joint.items()))
+    for role, strategy in solution.strategies.items():
+        mixed = ", ".join(f"{move} {p:.3g}" for move, p in strategy.items())
+        print(f"optimal mixed strategy of {role} at the start: {mixed}")
     for note in solution.notes:
         print(f"note: {note}")
     print(f"{solution.states} states searched in {solution.seconds:.2f} s")
