@@ -10,12 +10,14 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from check_support import programs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gdl.check import check_text
+from gdl.check import check, check_text
 from gdl.cli import main
 from gdl.diagnostics import has_errors
+from gdl.syntax.model import Program
 
 CORPUS_GAMES = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "games"
 #: Small games with rules of every kind: or, not, distinct, recursion, function terms, GDL-II words.
@@ -98,3 +100,13 @@ def test_cli_json_on_edited_games(text: str) -> None:
     reported = json.loads(out)
     assert all(set(item) == _KEYS for item in reported)
     assert status == (1 if any(item["level"] == "error" for item in reported) else 0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(programs())
+def test_generated_programs_are_checked_without_exceptions(program: Program) -> None:
+    result = check(program)
+    assert result.ok == (not has_errors(list(result.diagnostics)))
+    if result.checked is not None:
+        evaluated = [rule for stratum in result.checked.strata for rule in stratum.rules]
+        assert sorted(map(str, evaluated)) == sorted(map(str, program.rules))

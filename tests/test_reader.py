@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from check_support import located, span_of
+from check_support import located, programs, span_of
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from gdl.diagnostics import Level
 from gdl.syntax import read
@@ -183,36 +182,9 @@ def _one_with_warning(text: str) -> Rule:
 
 # -- printing and reading back --------------------------------------------------------------------
 
-_NAMES = st.sampled_from(["a", "b", "cell", "x1", "10", "and", "white-piece", "q"])
-_RELATIONS = st.sampled_from(["p", "q", "cell", "role", "true", "terminal", "x1"])
-_VARIABLES = st.builds(Variable, st.sampled_from(["x", "y", "z9", "long_name"]))
-_TERMS: st.SearchStrategy[Term] = st.recursive(
-    st.one_of(st.builds(Constant, _NAMES), _VARIABLES),
-    lambda inner: st.builds(
-        lambda name, args: Function(name, tuple(args)), _NAMES, st.lists(inner, min_size=1, max_size=3)
-    ),
-    max_leaves=4,
-)
-_ATOMS = st.builds(lambda name, args: Atom(name, tuple(args)), _RELATIONS, st.lists(_TERMS, max_size=3))
-_SIMPLE: st.SearchStrategy[Literal] = st.one_of(
-    _ATOMS, st.builds(Not, _ATOMS), st.builds(Distinct, _TERMS, _TERMS)
-)
-_LITERALS: st.SearchStrategy[Literal] = st.recursive(
-    _SIMPLE,
-    lambda inner: st.builds(
-        lambda branches: Or(tuple(tuple(b) for b in branches)),
-        st.lists(st.lists(inner, max_size=2), max_size=3),
-    ),
-    max_leaves=4,
-)
-_RULES = st.builds(lambda head, body: Rule(head, tuple(body)), _ATOMS, st.lists(_LITERALS, max_size=3))
-
-
 @settings(max_examples=100, deadline=None)
-@given(st.lists(_RULES, max_size=4))
-def test_round_trip_on_generated_programs(rules: list[Rule]) -> None:
-    # A fact must be ground to be read as one; its variables make it a rule with an empty body.
-    program = Program(tuple(rules))
+@given(programs())
+def test_round_trip_on_generated_programs(program: Program) -> None:
     result = read(str(program))
     assert not [d for d in result.diagnostics if d.level is Level.ERROR], result.diagnostics
     assert result.program == program
