@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "play",
         help="play a match between programs and/or people",
-        description=__doc__,
+        description=__doc__.replace("``", ""),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("game", metavar="GAME", help="GDL file (.kif)")

@@ -12,7 +12,7 @@ from gdl.solve import solve
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "solve", help="compute a small game's value under perfect play", description=__doc__
+        "solve", help="compute a small game's value under perfect play", description=__doc__.replace("``", "")
     )
     parser.add_argument("game", metavar="GAME", help="GDL file (.kif)")
     parser.add_argument(

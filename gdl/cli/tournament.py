@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "tournament",
         help="play many matches between programs and tabulate the results",
-        description=__doc__,
+        description=__doc__.replace("``", ""),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("game", metavar="GAME", help="GDL file (.kif)")
