@@ -100,15 +100,21 @@ def _serve_seat(connection: multiprocessing.connection.Connection, seat: ThreadS
         except (EOFError, OSError):
             return  # the server has gone
         try:
-            result = getattr(seat, method)(*args)
+            reply = ("ok", _as_reply(getattr(seat, method)(*args)))
         except Exception as problem:  # reported to the server, which plays a random move instead
-            connection.send(("error", f"{type(problem).__name__}: {problem}"))
-        else:
-            connection.send(("ok", None if result is None else str(result)))
+            reply = ("error", f"{type(problem).__name__}: {problem}")
+        try:
+            connection.send(reply)
+        except OSError:
+            return  # the server gave up on this player (the match ended while it was thinking)
         if method == "finish":
             return
         gc.collect(1)
         gc.freeze()
+
+
+def _as_reply(result: Term | None) -> str | None:
+    return None if result is None else str(result)
 
 
 def _as_text(moves: Sequence[tuple[Term, ...]]) -> list[tuple[str, ...]]:

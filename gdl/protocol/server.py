@@ -253,6 +253,8 @@ class PlayerServer:
         except TimeoutError:
             logger.warning("player %s overran its deadline in %s", session.role, what)
             return False
+        except ProtocolError as problem:  # from a player process, which has no traceback to show
+            logger.warning("player %s failed in %s: %s", session.role, what, problem)
         except Exception:
             logger.exception("player %s failed in %s", session.role, what)
         session.busy = None
