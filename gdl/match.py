@@ -165,19 +165,32 @@ class MatchRecord:
         return moves + bool(self.start_errors.get(role)) + bool(self.stop_errors.get(role))
 
     def to_json(self) -> dict[str, Any]:
-        """The record in the ggp-base match format (JSON-ready), plus a few gdl keys."""
+        """The record in the ggp-base match format (JSON-ready), plus a few gdl keys.
+
+        As in ggp-base, terms are written with spaces inside parentheses (``( mark 1 1 )``), a state is
+        the list of its fluents (``( ( cell 1 1 b ) ( control xplayer ) )``), times are milliseconds
+        since the epoch, and ``errors[i]`` holds each role's error at step ``i`` ("" for none). The gdl
+        keys are ``gameName``, ``roles``, ``moveTimes`` (seconds), ``startErrors`` and ``abortReason``.
+        """
         in_order = self.roles
         return {
             "matchId": self.match_id,
+            "randomToken": self.match_id.rpartition(".")[2],
+            "gameMetaURL": "",
             "gameName": self.game,
             "roles": list(in_order),
             "playerNamesFromHost": [self.players[r] for r in in_order],
+            "isPlayerHuman": [False] * len(in_order),
             "startTime": round(self.start_time * 1000),
-            "startClock": self.start_clock,
-            "playClock": self.play_clock,
-            "states": ["(" + " ".join(sorted(map(str, s.fluents()))) + ")" for s in self.states],
+            "previewClock": -1,
+            "startClock": _seconds(self.start_clock),
+            "playClock": _seconds(self.play_clock),
+            "states": [
+                "( " + "".join(_spaced(f) + " " for f in sorted(map(str, s.fluents()))) + ")"
+                for s in self.states
+            ],
             "stateTimes": [round(t * 1000) for t in self.state_times],
-            "moves": [[step[r] for r in in_order] for step in self.moves],
+            "moves": [[_spaced(step[r]) for r in in_order] for step in self.moves],
             "moveTimes": [[round(step[r], 4) for r in in_order] for step in self.times],
             "errors": [[step.get(r, "") for r in in_order] for step in self.errors],
             "startErrors": [self.start_errors.get(r, "") for r in in_order],
@@ -185,7 +198,17 @@ class MatchRecord:
             "isCompleted": self.completed,
             "isAborted": self.aborted,
             "abortReason": self.abort_reason,
+            "scrambled": False,
         }
+
+
+def _spaced(kif: str) -> str:
+    """Canonical KIF in the ggp-base spelling: ``(mark 1 1)`` becomes ``( mark 1 1 )``."""
+    return kif.replace("(", "( ").replace(")", " )")
+
+
+def _seconds(clock: float) -> int | float:
+    return int(clock) if float(clock).is_integer() else clock
 
 
 class Match:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import threading
 import time
 from pathlib import Path
@@ -19,6 +20,7 @@ from gdl.match import Match, MatchRecord
 from gdl.players import Player, make_player
 from gdl.players.human import HumanPlayer
 from gdl.syntax.model import Term
+from gdl.syntax.reader import parse_term
 from gdl.tournament import run_tournament
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
@@ -108,12 +110,18 @@ def test_the_json_is_in_the_ggp_base_match_format(tictactoe: Game) -> None:
     assert (data["isCompleted"], data["isAborted"]) == (True, False)
     assert len(data["states"]) == len(data["moves"]) + 1 == len(data["errors"]) + 1 == len(data["stateTimes"])
     assert data["goalValues"] == [record.goals["xplayer"], record.goals["oplayer"]]
-    assert data["moves"][0] == [record.moves[0]["xplayer"], record.moves[0]["oplayer"]]
+    assert data["moves"][1] == ["noop", _spaced(record.moves[1]["oplayer"])]
+    assert [parse_term(m) for m in data["moves"][0]] == [parse_term(m) for m in record.moves[0].values()]
     assert data["errors"][0] == ["", ""]
-    first = gdl.syntax.reader.parse_term(data["states"][0].replace("(", "(f ", 1))
+    assert data["states"][0].startswith("( ( cell 1 1 b ) ( cell 1 2 b ) ")
+    first = parse_term(data["states"][0].replace("(", "(f ", 1))
     assert isinstance(first, gdl.syntax.model.Function)
     assert set(first.args) == tictactoe.initial_state().fluents()
     assert data["stateTimes"] == sorted(data["stateTimes"])
+
+
+def _spaced(kif: str) -> str:
+    return re.sub(r"\(", "( ", re.sub(r"\)", " )", kif))
 
 
 def test_a_faulty_player_gets_errors_and_random_moves_and_the_match_goes_on(tictactoe: Game) -> None:
