@@ -158,6 +158,8 @@ class MatchRecord:
     completed: bool = False
     aborted: bool = False
     abort_reason: str = ""
+    #: Roles played by people (``Player.is_human``).
+    humans: tuple[str, ...] = ()
 
     def error_count(self, role: str) -> int:
         """How many errors the player of ``role`` made, at the start, in moves and at the stop."""
@@ -180,7 +182,7 @@ class MatchRecord:
             "gameName": self.game,
             "roles": list(in_order),
             "playerNamesFromHost": [self.players[r] for r in in_order],
-            "isPlayerHuman": [False] * len(in_order),
+            "isPlayerHuman": [r in self.humans for r in in_order],
             "startTime": round(self.start_time * 1000),
             "previewClock": -1,
             "startClock": _seconds(self.start_clock),
@@ -263,6 +265,7 @@ class Match:
             start_clock=self.start_clock,
             play_clock=self.play_clock,
             start_time=time.time(),
+            humans=tuple(r for r in roles if self.players[r].is_human),
         )
         workers = {r: _Worker(r) for r in roles}
         try:

@@ -236,6 +236,7 @@ def test_a_human_is_waited_for_beyond_the_clock(tictactoe: Game) -> None:
     check_consistent(record)
     assert record.moves[0]["xplayer"] == "(mark 2 2)"
     assert record.error_count("xplayer") == 0
+    assert record.to_json()["isPlayerHuman"] == [True, False]
 
 
 def test_simultaneous_players_share_the_reasoner_safely() -> None:
