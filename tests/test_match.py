@@ -126,7 +126,7 @@ def _spaced(kif: str) -> str:
 
 def test_a_faulty_player_gets_errors_and_random_moves_and_the_match_goes_on(tictactoe: Game) -> None:
     clock = 0.3
-    faulty = Faulty(sleep=1.0)
+    faulty = Faulty(sleep=2.0)
     players = {"xplayer": faulty, "oplayer": make_player("random:seed=2")}
     begun = time.monotonic()
     record = Match(tictactoe, players, play_clock=clock, seed=5).run()
@@ -136,12 +136,12 @@ def test_a_faulty_player_gets_errors_and_random_moves_and_the_match_goes_on(tict
     assert x_errors[0] == "RuntimeError: deliberate failure"
     assert x_errors[1] == "illegal move: (mark 9 9)"
     assert x_errors[2].startswith("no answer within the clock")
-    assert record.times[4]["xplayer"] < clock + 0.25  # the runner stopped waiting at the deadline
+    assert record.times[4]["xplayer"] < clock + 0.6  # stopped waiting long before the 2 s sleep ended
     assert all(step["oplayer"] == "" for step in record.errors)
     assert record.infos[2] == {"xplayer": {"error": "KeyError: 'no report'"}}  # answered, report failed
     # stop() queues behind the sleeping call, so it may miss its clock too
     assert record.error_count("xplayer") - len(record.stop_errors) == sum(map(bool, x_errors)) >= 3
-    assert time.monotonic() - begun < 10 * clock + 2
+    assert time.monotonic() - begun < 10 * clock + 4
 
 
 def test_a_player_that_never_answers_cannot_stop_the_match(tictactoe: Game) -> None:
