@@ -304,7 +304,8 @@ class PlayerServer:
         session = self._session(match_id, what)
         del self.matches[match_id]
         try:
-            self._advance(session, moves, what)
+            if moves is not None:
+                self._advance(session, moves, what)
         except ProtocolError as problem:
             logger.warning("%s: %s", match_id, problem)
         # The player is told in the background: nobody waits for its last words.
