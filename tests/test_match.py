@@ -93,8 +93,9 @@ def test_a_match_between_programs_is_recorded_step_by_step(tictactoe: Game) -> N
 def test_what_players_report_about_their_search_is_recorded(tictactoe: Game) -> None:
     players = {"xplayer": make_player("minimax:depth=2"), "oplayer": make_player("mcts:iterations=20")}
     record = Match(tictactoe, players, play_clock=5).run()
-    assert all(set(info) == {"xplayer"} for info in record.infos[::2])
-    assert all(set(info) == {"oplayer"} for info in record.infos[1::2])
+    # x moves at even steps, o at odd ones; a role with a single legal move (the last cell) is not asked
+    assert all(set(info) <= {"xplayer"} for info in record.infos[::2])
+    assert all(set(info) <= {"oplayer"} for info in record.infos[1::2])
     assert record.infos[0]["xplayer"]["depth"] == 2
     assert record.infos[1]["oplayer"]["iterations"] == 20
 
