@@ -8,7 +8,8 @@ UCT). The first joint move leading outside the tree adds one node, a random play
 The move played is the one of this player's moves visited most at the root.
 
 Between moves the subtree of the state actually reached is kept (tree reuse); a new match starts a new
-tree. The search stops at the deadline less a safety ``margin``, or after ``iterations`` iterations.
+tree. Playouts live in one method, :meth:`MctsPlayer.rollout`, so that a faster (e.g. batched) playout
+engine can be plugged in by overriding it. The search stops at the deadline less a safety ``margin``, or after ``iterations`` iterations.
 """
 
 from __future__ import annotations
