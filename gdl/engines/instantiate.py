@@ -6,7 +6,8 @@ ignored, ``true`` is fed by ``init`` and by everything ``next`` can derive, and 
 evaluated exactly, stratum by stratum, and folded into the ground rules as constants. Every other rule is
 then grounded over the relaxed atoms.
 
-Budgets on the number of atoms and on time keep a game that is too large from costing more than its
+Budgets on the number of atoms and on time (CPU time of the process, so that a busy machine does not
+make a game fail) keep a game that is too large from costing more than its
 budget: :class:`gdl.errors.GameTooLargeError` says so, and ``engine="auto"`` falls back to the Datalog
 evaluator.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from gdl.check import CheckedProgram
@@ -236,6 +237,14 @@ class _Facts:
             index.setdefault(tuple(_at(args, path) for path in paths), []).append(args)
         return True
 
+    def fanout(self, relation: str, paths: tuple[_Path, ...]) -> float:
+        """The average number of facts that share the values at ``paths``."""
+        facts = self.sets.get(relation, ())
+        if not paths or not facts:
+            return float(len(facts))
+        self.lookup(relation, paths, ())
+        return len(facts) / max(len(self._indexes[(relation, paths)]), 1)
+
     def lookup(
         self, relation: str, paths: tuple[_Path, ...], key: tuple[Value, ...]
     ) -> Iterable[tuple[Value, ...]]:
@@ -286,14 +295,14 @@ def _key_paths(args: tuple[_Pattern, ...], bound: set[_Var]) -> list[tuple[_Path
 class _Budget:
     def __init__(self, max_atoms: int, max_seconds: float, what: str) -> None:
         self.max_atoms = max_atoms
-        self.deadline = time.monotonic() + max_seconds
+        self.deadline = time.process_time() + max_seconds
         self.max_seconds = max_seconds
         self.what = what
         self._ticks = 0
 
     def tick(self) -> None:
         self._ticks += 1
-        if self._ticks & 0xFFF == 0 and time.monotonic() > self.deadline:
+        if self._ticks & 0xFFF == 0 and time.process_time() > self.deadline:
             raise GameTooLargeError(
                 f"cannot instantiate {self.what!r} within {self.max_seconds:g} s"
             )
@@ -321,7 +330,7 @@ class _Plan:
     negative_after: list[list[int]]
 
 
-def _plan(rule: _Rule, first: int | None, sizes: dict[str, int]) -> _Plan:
+def _plan(rule: _Rule, first: int | None, facts: _Facts) -> _Plan:
     body = rule.body
     literal_vars = []
     for _relation, args in body.positive:
@@ -334,9 +343,11 @@ def _plan(rule: _Rule, first: int | None, sizes: dict[str, int]) -> _Plan:
     keys: list[list[tuple[_Path, _Pattern]]] = []
     remaining = set(range(len(body.positive)))
 
-    def key_size(index: int) -> tuple[int, int]:
-        # Fewest new variables first (a membership test introduces none), then the smallest relation.
-        return (len(literal_vars[index] - bound), sizes.get(body.positive[index][0], 0))
+    def key_size(index: int) -> tuple[float, int]:
+        # Fewest expected matches first (from the index on the bound arguments), then fewest new variables.
+        relation, args = body.positive[index]
+        paths = tuple(path for path, _ in _key_paths(args, bound))
+        return (facts.fanout(relation, paths), len(literal_vars[index] - bound))
 
     while remaining:
         chosen = first if first is not None and not order else min(remaining, key=key_size)
@@ -449,7 +460,7 @@ def instantiate(
     max_seconds: float = DEFAULT_MAX_SECONDS,
 ) -> Grounding:
     """Ground ``checked``; raises :class:`GameTooLargeError` when a budget is exceeded."""
-    started = time.monotonic()
+    started = time.process_time()
     budget = _Budget(max_atoms, max_seconds, checked.program.source)
     dynamic = _dynamic_relations(checked)
     facts = _Facts()
@@ -465,7 +476,7 @@ def instantiate(
         ]
         if rules:
             _fixpoint(rules, facts, budget, lambda relation: True)
-    stats["static_seconds"] = time.monotonic() - started
+    stats["static_seconds"] = time.process_time() - started
 
     # The relaxed fixpoint of the state-dependent rules.
     origin_rules: list[_Rule] = []
@@ -483,15 +494,11 @@ def instantiate(
             -1,
         ),
     ]
-    _fixpoint([*origin_rules, *feeds], facts, budget, lambda relation: relation not in dynamic)
-    stats["relaxed_seconds"] = time.monotonic() - started - stats["static_seconds"]
-
-    # Ground every state-dependent rule over the relaxed atoms.
-    ground: list[GroundRule] = []
-    sizes = {relation: len(values) for relation, values in facts.sets.items()}
-    for origin in origin_rules:
-        ground.extend(_instances(origin, facts, dynamic, sizes, budget))
-        budget.atoms(len(ground))
+    # Every instance of a state-dependent rule is met on the way, and recorded.
+    found: dict[GroundRule, None] = {}
+    _fixpoint([*origin_rules, *feeds], facts, budget, lambda relation: relation not in dynamic, found)
+    stats["relaxed_seconds"] = time.process_time() - started - stats["static_seconds"]
+    ground = [_fold_negations(rule, facts) for rule in found]
 
     roles = tuple(sorted_roles(checked))
     outputs_static = {
@@ -500,7 +507,7 @@ def instantiate(
         if relation not in dynamic
         for args in facts.sets.get(relation, ())
     }
-    seconds = time.monotonic() - started
+    seconds = time.process_time() - started
     stats["ground_seconds"] = seconds - stats["static_seconds"] - stats["relaxed_seconds"]
     return Grounding(
         roles=roles,
@@ -518,25 +525,30 @@ def instantiate(
     )
 
 
-def _instances(
-    rule: _Rule, facts: _Facts, dynamic: set[str], sizes: dict[str, int], budget: _Budget
-) -> Iterator[GroundRule]:
-    """The ground instances of a state-dependent rule over the relaxed atoms, static literals folded."""
-    plan = _plan(rule, None, sizes)
-    negative_ok = [relation not in dynamic for relation, _ in rule.body.negative]
-    for binding in _bindings(rule, plan, facts, None, negative_ok, budget):
-        slots: list[tuple[GroundAtom, bool] | None] = [None] * rule.body.slots
-        for (relation, args), slot in zip(rule.body.positive, rule.body.positive_slots, strict=True):
-            if slot is not None:
-                slots[slot] = ((relation, tuple(_substitute(a, binding) for a in args)), True)
-        for (relation, args), slot in zip(rule.body.negative, rule.body.negative_slots, strict=True):
-            if slot is not None:
-                values = tuple(_substitute(a, binding) for a in args)
-                # A negated atom that can never hold is true, and stays folded.
-                if values in facts.sets.get(relation, ()):
-                    slots[slot] = ((relation, values), False)
-        head = (rule.head[0], tuple(_substitute(a, binding) for a in rule.head[1]))
-        yield GroundRule(head, tuple(slots), rule.origin)
+def _instance(rule: _Rule, binding: dict[_Var, Value]) -> GroundRule:
+    """The ground instance of a state-dependent rule, its static literals folded."""
+    slots: list[tuple[GroundAtom, bool] | None] = [None] * rule.body.slots
+    for (relation, args), slot in zip(rule.body.positive, rule.body.positive_slots, strict=True):
+        if slot is not None:
+            slots[slot] = ((relation, tuple(_substitute(a, binding) for a in args)), True)
+    for (relation, args), slot in zip(rule.body.negative, rule.body.negative_slots, strict=True):
+        if slot is not None:
+            slots[slot] = ((relation, tuple(_substitute(a, binding) for a in args)), False)
+    head = (rule.head[0], tuple(_substitute(a, binding) for a in rule.head[1]))
+    return GroundRule(head, tuple(slots), rule.origin)
+
+
+def _fold_negations(rule: GroundRule, facts: _Facts) -> GroundRule:
+    """Fold to true every negated atom that can never hold."""
+    if all(slot is None or slot[1] or slot[0][1] in facts.sets.get(slot[0][0], ()) for slot in rule.body):
+        return rule
+    body = tuple(
+        None
+        if slot is not None and not slot[1] and slot[0][1] not in facts.sets.get(slot[0][0], ())
+        else slot
+        for slot in rule.body
+    )
+    return GroundRule(rule.head, body, rule.origin)
 
 
 def sorted_roles(checked: CheckedProgram) -> list[str]:
@@ -548,15 +560,20 @@ def sorted_roles(checked: CheckedProgram) -> list[str]:
     ]
 
 
-def _fixpoint(rules: list[_Rule], facts: _Facts, budget: _Budget, negation_checked: object) -> None:
+def _fixpoint(
+    rules: list[_Rule],
+    facts: _Facts,
+    budget: _Budget,
+    negation_checked: Callable[[str], bool],
+    instances: dict[GroundRule, None] | None = None,
+) -> None:
     """Add to ``facts`` everything ``rules`` derive, semi-naively.
 
     ``negation_checked(relation)`` says whether a negative literal on ``relation`` is checked (its facts
-    are complete) or ignored (the relaxation of state-dependent relations).
+    are complete) or ignored (the relaxation of state-dependent relations). ``instances``, when given,
+    receives every ground instance met of a rule with an origin.
     """
-    check = negation_checked if callable(negation_checked) else (lambda relation: True)
-    sizes = {relation: len(values) for relation, values in facts.sets.items()}
-    negative_ok = [[bool(check(relation)) for relation, _ in rule.body.negative] for rule in rules]
+    negative_ok = [[negation_checked(relation) for relation, _ in rule.body.negative] for rule in rules]
     by_relation: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for r, rule in enumerate(rules):
         for i, (relation, _args) in enumerate(rule.body.positive):
@@ -564,16 +581,22 @@ def _fixpoint(rules: list[_Rule], facts: _Facts, budget: _Budget, negation_check
     plans: dict[tuple[int, int | None], _Plan] = {}
 
     def plan(r: int, first: int | None) -> _Plan:
+        # Plans are made afresh each round, as the relations grow.
         if (r, first) not in plans:
-            plans[(r, first)] = _plan(rules[r], first, sizes)
+            plans[(r, first)] = _plan(rules[r], first, facts)
         return plans[(r, first)]
 
     def derive(r: int, first: int | None, delta: Iterable[tuple[Value, ...]] | None) -> list[GroundAtom]:
         rule = rules[r]
         relation, head = rule.head
         found = []
+        record = instances is not None and rule.origin >= 0
         for binding in _bindings(rule, plan(r, first), facts, delta, negative_ok[r], budget):
             found.append((relation, tuple(_substitute(a, binding) for a in head)))
+            if record:
+                instances[_instance(rule, binding)] = None  # type: ignore[index]
+        if record:
+            budget.atoms(len(instances))  # type: ignore[arg-type]
         return found
 
     delta: dict[str, list[tuple[Value, ...]]] = defaultdict(list)
@@ -591,3 +614,4 @@ def _fixpoint(rules: list[_Rule], facts: _Facts, budget: _Budget, negation_check
                         new[head_relation].append(args)
         budget.atoms(facts.count)
         delta = new
+        plans.clear()
