@@ -66,12 +66,20 @@ def _kif(symbol: clingo.Symbol) -> str:
     return "(" + " ".join([name, *map(_kif, symbol.arguments)]) + ")"
 
 
+def _only_model(control: clingo.Control) -> list[clingo.Symbol]:
+    with control.solve(yield_=True) as handle:
+        models = [list(m.symbols(atoms=True)) for m in handle]
+    assert len(models) == 1, "a stratified program has exactly one model"
+    return models[0]
+
+
 class ClingoGame:
     """A game's relations computed by clingo; states are frozensets of fluents in KIF text."""
 
     def __init__(self, path: Path) -> None:
         program = parse_program(path.read_text(encoding="utf-8"), str(path))
         text = "\n".join(line for rule in program.rules for line in _rule(rule))
+        self._rules = text
         text += "\n#external r_true(F) : r_base(F).\n#external r_does(R, M) : r_input(R, M).\n"
         self._control = clingo.Control(["--warn=none"])
         self._control.add("base", [], text)
@@ -89,16 +97,22 @@ class ClingoGame:
         return list(self._control.symbolic_atoms.by_signature(name, arity))
 
     def _solve(self, state: frozenset[str], joint: dict[str, str]) -> list[clingo.Symbol]:
+        moves = {(role, move) for role, move in joint.items()}
+        if not state <= self._true.keys() or not moves <= self._does.keys():
+            return self._solve_afresh(state, joint)  # base or input do not cover this query
         for fluent, symbol in self._true.items():
             self._control.assign_external(symbol, fluent in state)
-        for (role, move), symbol in self._does.items():
-            self._control.assign_external(symbol, joint.get(role) == move)
-        unknown = state - set(self._true)
-        assert not unknown, f"fluents outside base: {unknown}"
-        with self._control.solve(yield_=True) as handle:
-            models = [list(m.symbols(atoms=True)) for m in handle]
-        assert len(models) == 1, "a stratified program has exactly one model"
-        return models[0]
+        for key, symbol in self._does.items():
+            self._control.assign_external(symbol, key in moves)
+        return _only_model(self._control)
+
+    def _solve_afresh(self, state: frozenset[str], joint: dict[str, str]) -> list[clingo.Symbol]:
+        facts = [f"r_true({_term(parse_term(f))})." for f in state]
+        facts += [f'r_does("{role}", {_term(parse_term(move))}).' for role, move in joint.items()]
+        control = clingo.Control(["--warn=none"])
+        control.add("base", [], self._rules + "\n" + "\n".join(facts))
+        control.ground([("base", [])])
+        return _only_model(control)
 
     def _by_role(self, state: frozenset[str], relation: str, role: str) -> list[str]:
         model = self._solve(state, {})
