@@ -651,6 +651,9 @@ def check_files(
     interrupted; with ``as_json`` each game gives an object with the report's keys plus ``file`` and
     ``diagnostics`` (a list of objects when there are several files).
     """
+    if max_states < 1 or not seconds > 0:
+        print("gdl check: --max-states must be at least 1 and --seconds positive", file=sys.stderr)
+        return 2
     status = 0
     results: list[dict[str, Any]] = []
     for file in files:
