@@ -165,7 +165,9 @@ def _explore(
         node = _Node(state, roles)
         nodes[state] = node
         joints = itertools.product(*(range(len(m)) for m in node.moves)) if node.goals is None else ()
-        for joint in joints:
+        for count, joint in enumerate(joints):
+            if count % 256 == 255 and time.monotonic() > stop_at:  # many joint moves take a while too
+                raise _OutOfBudget
             moves = {role: m[i] for role, m, i in zip(roles, node.moves, joint, strict=True)}
             node.children[joint] = state.next(moves)
         on_path.add(state)
