@@ -19,14 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-PROPERTIES = (
-    "terminating",
-    "playable",
-    "goals_defined",
-    "monotonic",
-    "weakly_winnable",
-    "strongly_winnable",
-)
+from gdl.wellformed import PROPERTIES
+
 SHOWN = {True: "yes", False: "**no**", None: "?"}
 
 
