@@ -9,7 +9,8 @@ The move played is the one of this player's moves visited most at the root.
 
 Between moves the subtree of the state actually reached is kept (tree reuse); a new match starts a new
 tree. Playouts live in one method, :meth:`MctsPlayer.rollout`, so that a faster (e.g. batched) playout
-engine can be plugged in by overriding it. The search stops at the deadline less a safety ``margin``, or after ``iterations`` iterations.
+engine can be plugged in by overriding it. The search stops at the deadline less a safety ``margin``
+(earlier if the longest iteration so far would overrun it), or after ``iterations`` iterations.
 """
 
 from __future__ import annotations
