@@ -39,6 +39,9 @@ Verdict = bool | None
 #: One move per role, in the order of :attr:`Game.roles`.
 JointMove = tuple[Term, ...]
 
+#: Joint moves as KIF text, one tuple per step, from the initial state.
+Moves = tuple[tuple[str, ...], ...]
+
 #: The properties in the order reports list them.
 PROPERTIES = (
     "terminating",
@@ -290,7 +293,7 @@ class _Analysis:
                 problem = f"role {role!r} has {len(values)} goal values ({', '.join(values) or 'none'})"
         return goals, problem
 
-    def observe(self, evaluation: _Evaluation, moves: Callable[[], tuple[tuple[str, ...], ...]]) -> None:
+    def observe(self, evaluation: _Evaluation, moves: Callable[[], Moves]) -> None:
         """Record the failures and goal witnesses a state shows; ``moves`` is the way to it."""
         if evaluation.goal_problem:
             self.fail(
@@ -311,13 +314,13 @@ class _Analysis:
         self,
         name: str,
         message: str,
-        moves: Callable[[], tuple[tuple[str, ...], ...]],
+        moves: Callable[[], Moves],
         cycle_start: int | None = None,
     ) -> None:
         if name not in self.failures:
             self.failures[name] = Counterexample(name, message, moves(), cycle_start)
 
-    def path(self, node_id: int, then: JointMove = ()) -> tuple[tuple[str, ...], ...]:
+    def path(self, node_id: int, then: JointMove = ()) -> Moves:
         """The joint moves (KIF text) by which breadth-first search first reached a node, then ``then``."""
         moves: list[tuple[str, ...]] = [_text(then)] if then else []
         node = self.nodes[node_id]
@@ -437,18 +440,19 @@ class _Analysis:
 
     def check_monotonic(self) -> None:
         for node_id, node in enumerate(self.nodes):
-            if node.goals is None or not node.edges:
-                continue
-            for joint, child in node.edges:
+            for joint, child in node.edges or ():
                 after = self.nodes[child].goals or {}
-                for role in self.players:
-                    if role in after and role in node.goals and after[role] < node.goals[role]:
-                        self.fail(
-                            "monotonic",
-                            f"the goal value of {role} drops from {node.goals[role]} to {after[role]}",
-                            partial(self.path, node_id, joint),
-                        )
-                        return
+                if self.check_drop(node.goals or {}, after, partial(self.path, node_id, joint)):
+                    return
+
+    def check_drop(self, before: dict[str, int], after: dict[str, int], moves: Callable[[], Moves]) -> bool:
+        """Record a failure of monotonicity if a transition (the last of ``moves``) lowers a goal."""
+        for role in self.players:
+            if role in before and role in after and after[role] < before[role]:
+                message = f"the goal value of {role} drops from {before[role]} to {after[role]}"
+                self.fail("monotonic", message, moves)
+                return True
+        return False
 
     # -- winnability -------------------------------------------------------------------------------
 
@@ -520,9 +524,12 @@ class _Analysis:
             state = self.game.initial_state()
             seen = {state: 0}
             moves: list[tuple[str, ...]] = []
+            before: dict[str, int] = {}
             for depth in range(depth_limit + 1):
                 evaluation = self.evaluate(state)
                 self.observe(evaluation, partial(tuple, moves))
+                self.check_drop(before, evaluation.goals, partial(tuple, moves))
+                before = evaluation.goals
                 if evaluation.terminal:
                     ended += 1
                     longest = max(longest, depth)

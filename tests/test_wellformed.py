@@ -203,14 +203,24 @@ def test_an_endless_game_without_cycles_is_not_proven_either_way() -> None:
     assert "0 of 3 random playouts ended within 40 moves" in report.format()
 
 
-def test_a_cycle_found_by_a_random_playout_disproves_termination() -> None:
-    # The budget stops the exploration at once; the playouts then meet the cycle.
-    report = analyse(gdl.load(TEST_GAMES / "buttons_no_counter.kif"), max_states=1, playouts=50)
-    assert not report.complete
-    assert report.terminating is False
-    example = report.counterexample("terminating")
+@pytest.mark.parametrize(
+    ("name", "prop"),
+    [
+        ("buttons_no_counter.kif", "terminating"),
+        ("unplayable.kif", "playable"),
+        ("missing_goal.kif", "goals_defined"),
+        ("nonmonotonic.kif", "monotonic"),
+    ],
+)
+def test_random_playouts_find_failures_beyond_the_budget(name: str, prop: str) -> None:
+    # A budget of one state stops the search at once; the playouts then meet the failure.
+    path = TEST_GAMES / name
+    report = analyse(gdl.load(path), max_states=1, playouts=50)
+    assert not report.complete and report.simulation is not None
+    assert report.verdict(prop) is False
+    example = report.counterexample(prop)
     assert example is not None
-    confirm(ClingoGame(TEST_GAMES / "buttons_no_counter.kif"), example)
+    confirm(ClingoGame(path), example)
 
 
 def test_ctrl_c_returns_what_is_known_so_far() -> None:
