@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 #: Subcommand modules, in the order ``gdl --help`` lists them.
-COMMANDS = ("check", "bench", "play", "solve", "tournament", "serve", "host")
+COMMANDS = ("check", "bench", "play", "solve", "tournament", "serve", "host", "network")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,6 +12,7 @@ from the initial state, so the batch stays full.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -111,6 +112,10 @@ def _schedule(net: PropNet, outputs: list[int], row_of: dict[int, int]) -> list[
     return schedule
 
 
+def _set_bits(mask: int) -> list[int]:
+    return [i for i in range(mask.bit_length()) if mask >> i & 1]
+
+
 @dataclass
 class BatchStats:
     """What a run of the batched engine did."""
@@ -139,7 +144,7 @@ class BatchedEngine:
         self.init: Words = np.zeros((len(net.fluents), 1), dtype=np.uint64)
         for i in net.init:
             self.init[i] = ~np.uint64(0)
-        legal_nodes = [row_of.get(n, n) for entries in net.legal for _, n in entries]
+        legal_nodes = [n for entries in net.legal for _, n in entries]
         self._analyse = _schedule(net, [net.terminal, *legal_nodes], row_of)
         goal_nodes = [n for entries in net.goals for _, n in entries]
         self._goals = _schedule(net, goal_nodes, row_of)
@@ -210,6 +215,54 @@ class BatchedEngine:
             return np.zeros(self.batch, dtype=np.intp), np.ones(self.batch, dtype=bool)
         return moves[np.minimum(pick, len(moves) - 1)], counts == 0
 
+    def load(self, states: Sequence[int]) -> None:
+        """Put lane ``k`` in the state ``states[k]`` of the compiled engine (an int over the same bits)."""
+        if len(states) > self.batch:
+            raise ValueError(f"{len(states)} states do not fit a batch of {self.batch}")
+        fluents = len(self.net.fluents)
+        width = max(1, -(-fluents // 8))
+        raw = b"".join(s.to_bytes(width, "little") for s in states)
+        raw += bytes(width * (self.batch - len(states)))
+        octets = np.frombuffer(raw, dtype=np.uint8).reshape(self.batch, width)
+        bits = np.unpackbits(octets, axis=1, bitorder="little")
+        packed = np.packbits(np.ascontiguousarray(bits[:, :fluents].T), axis=1, bitorder="little")
+        self.rows[:fluents] = packed.view(np.uint64)
+        self.depth[:] = 0
+
+    def step(
+        self, states: Sequence[int], choices: Sequence[Sequence[int]]
+    ) -> list[tuple[bool, list[int], list[int], int]]:
+        """For each state: terminal, each role's legal and goal outputs as masks, and the successor after
+        each role ``r`` plays its legal move of index ``choices[k][r]`` (in the sorted legal moves of the
+        state). The masks index the sorted outputs of :class:`PropNet`, as the compiled engine's do."""
+        self.load(states)
+        self._run(self._analyse)
+        self._run(self._goals)
+        count = len(states)
+        terminal = self._bits(np.array([self.terminal_row]))[:count, 0]
+        masks = []
+        for rows in (*self.legal_rows, *self.goal_rows):
+            bits = self._bits(rows)[:count] if len(rows) else np.zeros((count, 0), dtype=np.uint8)
+            masks.append([int(sum(1 << int(i) for i in np.flatnonzero(lane))) for lane in bits])
+        self.rows[self.net.first_input : self.net.first_gate] = 0
+        lanes = np.arange(count)
+        for role in range(len(self.net.roles)):
+            outputs = [_set_bits(masks[role][k])[c[role]] for k, c in enumerate(choices)]
+            moves = self.move_inputs[role][outputs]
+            np.bitwise_or.at(self.rows, (moves, self.lane_word[lanes]), self.lane_bit[lanes])
+        self._run(self._successor)
+        following = self._bits(self.next_rows)[:count]
+        roles = len(self.net.roles)
+        return [
+            (
+                bool(terminal[k]),
+                [masks[r][k] for r in range(roles)],
+                [masks[roles + r][k] for r in range(roles)],
+                int(sum(1 << int(i) for i in np.flatnonzero(following[k]))),
+            )
+            for k in range(count)
+        ]
+
     def _lane_mask(self, lanes: npt.NDArray[np.bool_]) -> Words:
         mask = np.zeros(self.words, dtype=np.uint64)
         np.bitwise_or.at(mask, self.lane_word[lanes], self.lane_bit[lanes])
@@ -233,16 +286,16 @@ class BatchedEngine:
         stats.playouts += int(done.sum())
         stats.moves += int(self.depth[done].sum())
 
-    def run(self, seconds: float, warm_up: float = 0.0) -> BatchStats:
-        """Run playouts from the initial state for about ``seconds`` (after ``warm_up`` seconds not counted).
+    def run(self, seconds: float, playouts: int | None = None) -> BatchStats:
+        """Run playouts from the initial state for ``seconds``, or until ``playouts`` have completed.
 
-        Only playouts completed while measuring count; every lane restarts when measuring begins.
+        Only playouts completed during the run count; every lane starts afresh.
         """
-        if warm_up > 0:
-            self._play(time.perf_counter() + warm_up)
-        return self._play(time.perf_counter() + seconds)
+        deadline = time.perf_counter() + seconds
+        limit = playouts if playouts is not None else 1 << 62
+        return self._play(lambda stats: time.perf_counter() < deadline and stats.playouts < limit)
 
-    def _play(self, deadline: float) -> BatchStats:
+    def _play(self, going_on: Callable[[BatchStats], bool]) -> BatchStats:
         roles = len(self.net.roles)
         stats = BatchStats(goal_sums=[0] * roles)
         everything = np.ones(self.batch, dtype=bool)
@@ -252,7 +305,7 @@ class BatchedEngine:
         inputs = slice(self.net.first_input, self.net.first_gate)
         fluents = len(self.net.fluents)
         # At least one playout completes, so that a rate can be given.
-        while time.perf_counter() < deadline or not stats.playouts:
+        while going_on(stats) or not stats.playouts:
             terminal = self._bits(np.array([self.terminal_row]))[:, 0].astype(bool)
             done = terminal | (self.depth >= MAX_DEPTH)
             if done.any():
