@@ -113,6 +113,13 @@ def _serve_seat(connection: multiprocessing.connection.Connection, seat: ThreadS
         gc.freeze()
 
 
+def prepare_processes() -> None:
+    """Start the fork server now (it imports gdl once), so that the first START does not wait for it."""
+    process = _context().Process(target=int)
+    process.start()
+    process.join()
+
+
 def _as_reply(result: Term | None) -> str | None:
     return None if result is None else str(result)
 

@@ -34,7 +34,7 @@ from gdl.errors import (
 from gdl.game import Game, State, parse
 from gdl.players.base import Player
 from gdl.protocol.messages import Abort, Info, Message, Play, Preview, Start, Stop, parse_message
-from gdl.protocol.seats import ProcessSeat, Seat, ThreadSeat
+from gdl.protocol.seats import ProcessSeat, Seat, ThreadSeat, prepare_processes
 from gdl.syntax.model import Term
 
 logger = logging.getLogger(__name__)
@@ -57,6 +57,9 @@ MAX_BODY = 4 * 1024 * 1024
 
 #: Seconds of silence (plus ten play clocks) after which a match counts as abandoned by its manager.
 ABANDONED_AFTER = 600.0
+
+#: How many games (by rules text) the server keeps parsed.
+KEPT_GAMES = 8
 
 #: Bodies up to this size are read on the event loop; larger ones (START) in a thread.
 INLINE_BODY = 4096
@@ -109,6 +112,7 @@ class PlayerServer:
         processes: bool = False,
     ) -> None:
         self.make_player = make_player
+        self.processes = processes
         self.seat_kind: Callable[[Callable[[], Player], str, str, str], Seat] = (
             ProcessSeat if processes else ThreadSeat
         )
@@ -120,14 +124,20 @@ class PlayerServer:
         self.executor = ThreadPoolExecutor(workers, thread_name_prefix="gdl-player")
         self.random = random.Random(seed)
         self._background: set[asyncio.Task[None]] = set()
+        self._games: dict[str, asyncio.Future[Game]] = {}
 
     # -- HTTP ------------------------------------------------------------------------------
 
     def application(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY)
         app.router.add_route("*", "/{path:.*}", self.handle)
+        app.on_startup.append(self._open)
         app.on_cleanup.append(self._close)
         return app
+
+    async def _open(self, app: web.Application) -> None:
+        if self.processes:
+            await self._in_thread(prepare_processes)
 
     async def _close(self, app: web.Application) -> None:
         for task in self._background:
@@ -203,8 +213,16 @@ class PlayerServer:
         return received + clock - min(self.margin, clock / 4)
 
     async def _game(self, rules: str) -> Game:
+        """The server's copy of the game with these rules. Managers start many matches of one game at
+        once, so games are kept by their rules text (parsing a game costs far more than a message)."""
+        future = self._games.pop(rules, None)
+        if future is None:
+            future = self._call(parse, rules, self.engine)
+        self._games[rules] = future  # the most recently used last
+        while len(self._games) > KEPT_GAMES:
+            del self._games[next(iter(self._games))]
         try:
-            return await self._in_thread(parse, rules, self.engine)
+            return await asyncio.shield(future)
         except InvalidGameError as problem:
             raise ProtocolError(f"the rules fail the checker: {problem}") from None
 
