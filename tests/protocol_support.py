@@ -143,6 +143,16 @@ async def start_scripted(answer: Answer) -> tuple[web.AppRunner, str]:
     return runner, f"http://127.0.0.1:{port}/"
 
 
+@contextmanager
+def scripted(background: Background, answer: Answer) -> Iterator[str]:
+    """A scripted player (see :func:`start_scripted`) on the loop of ``background``; yields its URL."""
+    runner, url = background.run(start_scripted(answer))
+    try:
+        yield url
+    finally:
+        background.run(runner.cleanup())
+
+
 def late(delay: float) -> Answer:
     """Answers START at once and every PLAY only after ``delay`` seconds."""
 

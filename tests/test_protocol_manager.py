@@ -18,9 +18,9 @@ from protocol_support import (
     FirstLegal,
     garbage,
     late,
+    scripted,
     serving,
     start_hanging_up,
-    start_scripted,
 )
 
 import gdl
@@ -97,13 +97,11 @@ def test_a_remote_and_a_local_player(tictactoe: gdl.Game, good_url: str, network
 def test_late_and_garbage_replies_are_replaced_and_recorded(
     tictactoe: gdl.Game, background: Background, network: Network
 ) -> None:
-    late_runner, late_url = background.run(start_scripted(late(PLAY_CLOCK + GRACE + 0.3)))
-    garbage_runner, garbage_url = background.run(start_scripted(garbage))
-    try:
+    with (
+        scripted(background, late(PLAY_CLOCK + GRACE + 0.3)) as late_url,
+        scripted(background, garbage) as garbage_url,
+    ):
         record = run(tictactoe, {"xplayer": late_url, "oplayer": garbage_url}, network)
-    finally:
-        background.run(late_runner.cleanup())
-        background.run(garbage_runner.cleanup())
     replay(tictactoe, record)
     assert record.start_errors == {}
     # Late by the runner's clock or by the proxy's timeout, whichever notices first.
@@ -141,11 +139,8 @@ def test_the_player_hears_start_every_joint_move_and_stop(
     tictactoe: gdl.Game, background: Background, good_url: str, network: Network
 ) -> None:
     recorder = Recorder()
-    runner, url = background.run(start_scripted(recorder))
-    try:
+    with scripted(background, recorder) as url:
         record = run(tictactoe, {"xplayer": good_url, "oplayer": url}, network)
-    finally:
-        background.run(runner.cleanup())
     start, *plays, stop = recorder.messages
     assert isinstance(start, Start) and (start.role, start.play_clock) == ("oplayer", PLAY_CLOCK)
     assert gdl.parse(start.rules).roles == tictactoe.roles
@@ -161,11 +156,8 @@ def test_an_aborted_match_sends_abort(
     tictactoe: gdl.Game, background: Background, good_url: str, network: Network
 ) -> None:
     recorder = Recorder()
-    runner, url = background.run(start_scripted(recorder))
-    try:
+    with scripted(background, recorder) as url:
         record = run(tictactoe, {"xplayer": url, "oplayer": good_url}, network, max_steps=2)
-    finally:
-        background.run(runner.cleanup())
     assert record.aborted and not record.completed and len(record.moves) == 2
     assert isinstance(recorder.messages[-1], Abort)
 
