@@ -3,9 +3,12 @@ survival of every malformed or unexpected request."""
 
 from __future__ import annotations
 
+import logging
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -120,3 +123,34 @@ def test_a_late_or_failing_player_still_answers_a_legal_move_in_time(kind: type,
         assert time.monotonic() - sent < 1.0  # within the play clock, whatever the player does
         assert status == 200 and game.initial_state().is_legal("robot", move)
         assert post(url, "(ABORT m)") == (200, "aborted")
+
+
+def test_raw_http_1_0_and_garbage_bytes_on_the_socket(url: str) -> None:
+    host, port = urlsplit(url).hostname, urlsplit(url).port
+    # ggp-base writes HTTP/1.0 requests by hand, with a lower-case header name.
+    with socket.create_connection((host, port), timeout=10) as connection:
+        connection.sendall(b"POST / HTTP/1.0\r\nContent-type: text/acl\r\nContent-length: 6\r\n\r\n(INFO)")
+        reply = b"".join(iter(lambda: connection.recv(4096), b""))
+    assert reply.startswith(b"HTTP/1.0 200") and reply.endswith(b"((name tester) (status available))")
+    with socket.create_connection((host, port), timeout=10) as connection:
+        connection.sendall(b"\x00\xff\x16\x03 not HTTP at all\r\n\r\n")
+        assert connection.recv(4096).startswith(b"HTTP/1.1 400")  # from the HTTP layer
+    assert post(url, "(INFO)")[0] == 200
+
+
+def test_info_is_busy_while_capacity_matches_run() -> None:
+    text = rules("buttons.kif")
+    with serving(PlayerServer(FirstLegal, name="solo", capacity=1)) as url:
+        assert post(url, f"(PREVIEW ({text}) 10)") == (200, "ready")
+        assert post(url, f"(START one robot ({text}) 10 5)") == (200, "ready")
+        assert post(url, "(INFO)") == (200, "((name solo) (status busy))")
+        assert post(url, "(ABORT one)") == (200, "aborted")
+        assert post(url, "(INFO)") == (200, "((name solo) (status available))")
+
+
+def test_each_exchange_is_logged_at_debug_level(url: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="gdl.protocol.server")
+    post(url, "(INFO)")
+    lines = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
+    assert any("<- Info()" in line for line in lines)
+    assert any("-> ((name tester) (status available))" in line for line in lines)
