@@ -154,6 +154,12 @@ class BatchedEngine:
         self.legal_rows = [
             np.array([row_of.get(n, n) for _, n in entries], dtype=np.intp) for entries in net.legal
         ]
+        # Each role's legal rows in blocks of about their square root, padded with the false row.
+        self.legal_blocks = []
+        for rows in self.legal_rows:
+            size = max(1, int(np.ceil(np.sqrt(len(rows)))))
+            padding = np.full(-len(rows) % size, self.false_row, dtype=np.intp)
+            self.legal_blocks.append((np.concatenate([rows, padding]), size))
         self.goal_rows = [
             np.array([row_of.get(n, n) for _, n in entries], dtype=np.intp) for entries in net.goals
         ]
@@ -167,7 +173,8 @@ class BatchedEngine:
             np.array([input_of[(role, value_text(m))] for m, _ in entries], dtype=np.intp)
             for role, entries in enumerate(net.legal)
         ]
-        self.lane_word = np.arange(self.batch, dtype=np.intp) // 64
+        self.lanes = np.arange(self.batch, dtype=np.intp)
+        self.lane_word = self.lanes // 64
         self.lane_bit = np.left_shift(np.uint64(1), (np.arange(self.batch) % 64).astype(np.uint64))
         self.depth = np.zeros(self.batch, dtype=np.int64)
         # Every row (of one lane) after analysing the initial state, to restart finished lanes from.
@@ -198,22 +205,35 @@ class BatchedEngine:
         else:
             rows[step.out] = np.bitwise_or.reduceat(rows[step.args], step.offsets, axis=0)
 
+    def _unpacked(self, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.uint8]:
+        """The lanes of some rows as a (rows, lanes) array of 0/1."""
+        words = self.rows[rows]
+        return np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")
+
     def _bits(self, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.uint8]:
         """The lanes of some rows as a (lanes, rows) array of 0/1."""
-        words = np.ascontiguousarray(self.rows[rows])
-        bits = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")
-        return np.ascontiguousarray(bits.T)
+        return np.ascontiguousarray(self._unpacked(rows).T)
 
     def _choose(self, role: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
-        """A uniformly random legal move index per lane, and which lanes have none."""
-        bits = self._bits(self.legal_rows[role])
-        lanes, moves = np.nonzero(bits)
-        counts = np.bincount(lanes, minlength=self.batch)
-        starts = np.cumsum(counts) - counts
-        pick = starts + (self.rng.random(self.batch) * counts).astype(np.intp)
-        if not len(moves):
+        """A uniformly random legal move index per lane, and which lanes have none.
+
+        The legal rows are cut into blocks: a running count over the blocks finds the block of each lane's
+        chosen move, and a running count inside that block the move itself.
+        """
+        rows, size = self.legal_blocks[role]
+        if not len(rows):
             return np.zeros(self.batch, dtype=np.intp), np.ones(self.batch, dtype=bool)
-        return moves[np.minimum(pick, len(moves) - 1)], counts == 0
+        bits = self._unpacked(rows).reshape(len(rows) // size, size, self.batch)
+        blocks = bits.sum(axis=1, dtype=np.int16)
+        running = np.cumsum(blocks, axis=0)
+        counts = running[-1]
+        target = (self.rng.random(self.batch) * counts).astype(np.int16)
+        block = np.minimum((running <= target).sum(axis=0), len(blocks) - 1)
+        lanes = self.lanes
+        target -= running[block, lanes] - blocks[block, lanes]
+        inside = np.cumsum(bits[block, :, lanes], axis=1, dtype=np.int16)
+        offset = (inside <= target[:, None]).sum(axis=1)
+        return block * size + np.minimum(offset, size - 1), counts == 0
 
     def load(self, states: Sequence[int]) -> None:
         """Put lane ``k`` in the state ``states[k]`` of the compiled engine (an int over the same bits)."""

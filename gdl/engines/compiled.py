@@ -9,6 +9,7 @@ with one mask test on ``d``.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from gdl.check import CheckedProgram
@@ -19,20 +20,40 @@ from gdl.syntax.model import Term
 
 #: Terms per statement when an output mask is assembled (keeps the compiler's recursion shallow).
 _CHUNK = 64
+#: How deep gates are written into each other's expressions (the parser limits nesting).
+_MAX_NESTING = 20
 
 
 class _Writer:
-    """Writes the straight-line code of one function over the gates of the network it needs."""
+    """Writes the straight-line code of one function over the gates of the network it needs.
 
-    def __init__(self, net: PropNet) -> None:
+    A gate read once is written into the expression that reads it rather than into a variable.
+    """
+
+    def __init__(self, net: PropNet, outputs: Iterable[int]) -> None:
         self.net = net
         self.first_input = net.first_input
         self.first_gate = net.first_gate
+        self.block_of: dict[int, tuple[int, int]] = {}
+        for start, end in net.cycles:
+            for node in range(start, end):
+                self.block_of[node] = (start, end)
+        self.gates = self._cone(outputs)
+        uses: Counter[int] = Counter()
+        for node in self.gates:
+            if self._kind(node) is not Gate.NOT:
+                uses.update(self._literal(arg)[0] for arg in net.args[node - self.first_gate])
+        uses.update(self._literal(node)[0] for node in outputs)
+        self.inline = {
+            node
+            for node in self.gates
+            if uses[node] == 1 and node not in self.block_of and self._kind(node) is not Gate.NOT
+        }
 
     def _kind(self, node: int) -> Gate | None:
         return self.net.kinds[node - self.first_gate] if node >= self.first_gate else None
 
-    def _literals(self, node: int) -> tuple[int, bool]:
+    def _literal(self, node: int) -> tuple[int, bool]:
         """The node a literal reads, and whether it is read positively (looking through not-gates)."""
         positive = True
         while self._kind(node) is Gate.NOT:
@@ -40,52 +61,56 @@ class _Writer:
             positive = not positive
         return node, positive
 
-    def cone(self, outputs: Iterable[int]) -> list[int]:
+    def _cone(self, outputs: Iterable[int]) -> list[int]:
         """The gates needed for ``outputs`` in evaluation order (whole cycle blocks included)."""
         needed: set[int] = set()
         stack = [n for n in outputs if n >= self.first_gate]
-        blocks = self.net.cycles
         while stack:
             node = stack.pop()
             if node in needed:
                 continue
             needed.add(node)
             stack.extend(n for n in self.net.args[node - self.first_gate] if n >= self.first_gate)
-            for start, end in blocks:
-                if start <= node < end:
-                    stack.extend(range(start, end))
+            if node in self.block_of:
+                stack.extend(range(*self.block_of[node]))
         return sorted(needed)
 
-    def operand(self, node: int) -> str:
+    def _gate(self, node: int, depth: int) -> str:
+        if node in self.inline and depth < _MAX_NESTING:
+            return f"({self.expression(node, depth + 1)})"
+        return f"g{node}"
+
+    def operand(self, node: int, depth: int = 0) -> str:
         """A boolean expression for a node's value."""
         if node == TRUE:
             return "True"
         if node == FALSE:
             return "False"
-        node, positive = self._literals(node)
+        node, positive = self._literal(node)
         if node < self.first_input:
             text = f"s & {1 << node:#x} != 0"
         elif node < self.first_gate:
             text = f"d & {1 << (node - self.first_input):#x} != 0"
         else:
-            text = f"g{node}"
+            text = self._gate(node, depth)
         return text if positive else f"not ({text})"
 
-    def expression(self, node: int) -> str:
+    def expression(self, node: int, depth: int = 0) -> str:
         kind = self._kind(node)
         if kind is Gate.NOT:
-            return self.operand(node)
+            return self.operand(node, depth)
         conjunction = kind is Gate.AND
         masks = {("s", True): 0, ("s", False): 0, ("d", True): 0, ("d", False): 0}
         parts: list[str] = []
         for arg in self.net.args[node - self.first_gate]:
-            target, positive = self._literals(arg)
+            target, positive = self._literal(arg)
             if target < self.first_input:
                 masks[("s", positive)] |= 1 << target
             elif target < self.first_gate:
                 masks[("d", positive)] |= 1 << (target - self.first_input)
             else:
-                parts.append(f"g{target}" if positive else f"not g{target}")
+                gate = self._gate(target, depth)
+                parts.append(gate if positive else f"not {gate}")
         tests = []
         for (var, positive), mask in masks.items():
             if not mask:
@@ -99,18 +124,13 @@ class _Writer:
             return "True" if conjunction else "False"
         return (" and " if conjunction else " or ").join(parts)
 
-    def body(self, outputs: Iterable[int]) -> list[str]:
+    def body(self) -> list[str]:
         lines = []
-        gates = self.cone(outputs)
-        in_block = {}
-        for start, end in self.net.cycles:
-            for node in range(start, end):
-                in_block[node] = (start, end)
         done_blocks = set()
-        for node in gates:
-            block = in_block.get(node)
+        for node in self.gates:
+            block = self.block_of.get(node)
             if block is None:
-                if self._kind(node) is not Gate.NOT:
+                if self._kind(node) is not Gate.NOT and node not in self.inline:
                     lines.append(f"    g{node} = {self.expression(node)}")
                 continue
             if block in done_blocks:
@@ -135,7 +155,7 @@ class _Writer:
             if node == TRUE:
                 terms.append(f"{1 << bit:#x}")
             else:
-                terms.append(f"({self.operand(node)}) << {bit}")
+                terms.append(f"({1 << bit:#x} if {self.operand(node)} else 0)")
         lines = [f"    {name} = 0"]
         for start in range(0, len(terms), _CHUNK):
             lines.append(f"    {name} |= " + " | ".join(terms[start : start + _CHUNK]))
@@ -144,24 +164,27 @@ class _Writer:
 
 def generate(net: PropNet) -> str:
     """The Python source of ``analyse``, ``goals`` and ``successor`` for a network."""
-    writer = _Writer(net)
     legal = [[(k, node) for k, (_, node) in enumerate(entries)] for entries in net.legal]
     goals = [[(k, node) for k, (_, node) in enumerate(entries)] for entries in net.goals]
     lines = ["def analyse(s):"]
-    lines += writer.body([net.terminal, *(n for entries in legal for _, n in entries)])
+    writer = _Writer(net, [net.terminal, *(n for entries in legal for _, n in entries)])
+    lines += writer.body()
     for role, bits in enumerate(legal):
         lines += writer.mask(f"legal{role}", bits)
     results = ", ".join(f"legal{role}" for role in range(len(legal)))
     lines.append(f"    return ({writer.operand(net.terminal)}, ({results},))")
     lines.append("def goals(s):")
-    lines += writer.body([n for entries in goals for _, n in entries])
+    writer = _Writer(net, [n for entries in goals for _, n in entries])
+    lines += writer.body()
     for role, bits in enumerate(goals):
         lines += writer.mask(f"goal{role}", bits)
     lines.append(f"    return ({', '.join(f'goal{role}' for role in range(len(goals)))},)")
     lines.append("def successor(s, d):")
-    lines += writer.body(net.next)
+    changing = [(i, node) for i, node in enumerate(net.next) if node != i]
+    writer = _Writer(net, [node for _, node in changing])
+    lines += writer.body()
     identity = sum(1 << i for i, node in enumerate(net.next) if node == i)
-    lines += writer.mask("state", [(i, node) for i, node in enumerate(net.next) if node != i])
+    lines += writer.mask("state", changing)
     lines.append(f"    return state | s & {identity:#x}")
     return "\n".join(lines) + "\n"
 
@@ -225,7 +248,12 @@ class CompiledReasoner:
         found = self._decoded.get(key)
         if found is None:
             options = terms[role]
-            found = self._decoded[key] = tuple(options[k] for k in range(mask.bit_length()) if mask >> k & 1)
+            chosen = []
+            while mask:
+                low = mask & -mask
+                chosen.append(options[low.bit_length() - 1])
+                mask ^= low
+            found = self._decoded[key] = tuple(chosen)
         return found
 
     def legal(self, state: int, role: int) -> tuple[Term, ...]:
