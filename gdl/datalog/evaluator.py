@@ -21,6 +21,7 @@ from gdl.datalog.plan import (
     RuleCode,
     RuleFunction,
     RulePlanner,
+    Shape,
     SpecRegistry,
     fetch_line,
     relation_key,
@@ -126,7 +127,7 @@ class Evaluator:
         self.checked = checked
         self.table = table if table is not None else TermTable()
         self.specs = SpecRegistry(self.table)
-        self._planner = RulePlanner(self.table, self.specs, lambda relation: None)
+        self._planner = RulePlanner(self.table, self.specs, lambda relation, shape: None)
         self._compiled: dict[int, CompiledStratum] = {}
         producers: dict[str, int] = {}
         for stratum in checked.strata:
@@ -156,15 +157,19 @@ class Evaluator:
         source = self.checked.strata[number]
         heads = tuple(dict.fromkeys(relation_key(rule.head) for rule in source.rules))
 
-        def size(relation: str) -> int | None:
+        planner = self._planner
+
+        def size(relation: str, shape: Shape) -> int | None:
             if relation.startswith(DELTA):
                 return DELTA_SIZE
-            return None if relation in heads else len(database.relations[relation])
+            if relation in heads:
+                return None
+            facts = database.relations[relation]
+            return sum(1 for fact in facts if planner.has_shape(fact, shape)) if shape else len(facts)
 
-        self._planner.size = size
+        planner.size = size
         rules = []
         variants = []
-        planner = self._planner
         for rule in source.rules:
             for head, body in split_disjunctions(rule):
                 key = relation_key(head)
@@ -187,6 +192,11 @@ class Evaluator:
         # Such a stratum adds its facts straight into fresh sets: nothing reads or indexes them meanwhile.
         direct = not source.recursive and not reads & set(heads) and set(heads) <= self._single_stratum
         return CompiledStratum(number, source, heads, tuple(rules), tuple(variants), direct)
+
+    def replan(self, numbers: Iterable[int]) -> None:
+        """Forget the compiled rules of these strata: they are planned again when next run."""
+        for number in numbers:
+            self._compiled.pop(number, None)
 
     def runner(self, numbers: tuple[int, ...], database: Database) -> Callable[[Database], None]:
         """A function that runs the given strata in order on a database like ``database``.

@@ -23,6 +23,8 @@ from gdl.syntax.model import Atom, Constant, Distinct, Function, Literal, Not, O
 Fact = tuple[int, ...]
 #: Where a subterm sits inside a fact: argument position, then argument positions inside compounds.
 Path = tuple[int, ...]
+#: Functors that compound arguments must have: (path, functor id) pairs, parents before children.
+Shape = tuple[tuple[Path, int], ...]
 #: A compiled rule: (relations, index lookup, add to the head's output) -> None.
 RuleFunction = Callable[
     [dict[str, set[Fact]], Callable[["IndexSpec"], dict[object, list[Fact]]], Callable[[Fact], None]],
@@ -199,10 +201,12 @@ def _variables(literal: Literal) -> set[str]:
 class RulePlanner:
     """Compiles rules into join functions over one term table and one registry of index specs."""
 
-    def __init__(self, table: TermTable, specs: SpecRegistry, size: Callable[[str], int | None]) -> None:
+    def __init__(
+        self, table: TermTable, specs: SpecRegistry, size: Callable[[str, Shape], int | None]
+    ) -> None:
         self.table = table
         self.specs = specs
-        #: Known number of facts of a relation (complete relations only), to prefer small ones.
+        #: Number of facts of a relation with the given shape when known, to prefer small ones.
         self.size = size
         #: Relations that are complete and the same wherever the rules run (a game's static ones): their
         #: sets and indexes are bound into the compiled rules instead of being looked up per run.
@@ -295,6 +299,30 @@ class RulePlanner:
             code.fetches.append((local, relation, spec))
         return local
 
+    def shape(self, atom: Atom) -> Shape:
+        """The functors an atom's compound arguments ask for, as (path, functor id) pairs."""
+        found: list[tuple[Path, int]] = []
+
+        def visit(term: Term, path: Path) -> None:
+            if isinstance(term, Function):
+                found.append((path, self.table.functor_id(term.name, len(term.args))))
+                for i, arg in enumerate(term.args):
+                    visit(arg, (*path, i))
+
+        for i, arg in enumerate(atom.args):
+            visit(arg, (i,))
+        return tuple(found)
+
+    def has_shape(self, fact: Fact, shape: Shape) -> bool:
+        functor, args = self.table.functor, self.table.args
+        for path, wanted in shape:
+            term = fact[path[0]]
+            for step in path[1:]:
+                term = args[term][step]
+            if functor[term] != wanted:
+                return False
+        return True
+
     def _term(self, term: Term, names: dict[str, str], existing: bool = False) -> str:
         """An expression for the id of a term whose variables are bound (``None`` if ``existing`` and the
         term was never interned)."""
@@ -345,7 +373,8 @@ class RulePlanner:
             return (1, 0.0, 0)
         leaves = sum(1 for _ in _leaves(literal.args))
         known = sum(1 for _ in _leaves(literal.args, bound))
-        size = self.size(DELTA + relation_key(literal) if position == delta else relation_key(literal))
+        relation = DELTA + relation_key(literal) if position == delta else relation_key(literal)
+        size = self.size(relation, self.shape(literal))
         if size is None:
             size = UNKNOWN_SIZE
         return (0, -(float(size) ** ((leaves - known) / leaves)), known)

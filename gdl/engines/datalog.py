@@ -32,6 +32,11 @@ CACHE_SIZE = 8
 _LEGAL, _TERMINAL, _GOAL, _NEXT = range(4)
 
 
+#: The per-state strata are first planned with the relation sizes of the initial state, which can be
+#: unlike the rest of the game (an empty board), and planned again when this many states were seen.
+REPLAN_AT = 100
+
+
 class _StateResults:
     """A state's database with the strata run so far and the answers already given."""
 
@@ -79,6 +84,8 @@ class DatalogReasoner:
         #: (strata done, query) -> (function running the strata still needed, strata done after it).
         self._steps: dict[tuple[frozenset[int], int], tuple[Callable[[Database], None], frozenset[int]]] = {}
         self._move_runner: Callable[[Database], None] | None = None
+        self._layers = layers
+        self._states = 0
 
         self.roles: tuple[str, ...] = tuple(
             str(rule.head.args[0]) for rule in checked.program.rules
@@ -108,6 +115,9 @@ class DatalogReasoner:
             if len(self._cache) >= CACHE_SIZE:
                 for old in list(islice(self._cache, CACHE_SIZE // 2)):
                     del self._cache[old]
+            self._states += 1
+            if self._states == REPLAN_AT:
+                self._replan()
             database = Database(self._static)
             database.own("true/1", ((fluent,) for fluent in state))
             results = self._cache[state] = _StateResults(database)
@@ -123,6 +133,12 @@ class DatalogReasoner:
         step[0](results.database)
         results.done = step[1]
         return results
+
+    def _replan(self) -> None:
+        """Plan the per-state strata again, by the relation sizes of a state deeper in the game."""
+        self.evaluator.replan(n for n, level in enumerate(self._layers) if level > 0)
+        self._steps.clear()
+        self._move_runner = None
 
     # -- relations ----------------------------------------------------------------------------------
 
