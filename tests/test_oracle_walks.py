@@ -16,7 +16,7 @@ from gdl.syntax.model import Term
 QUICK = (
     "tictactoe", "ggpbase_test_case_5a", "ggpbase_test_case_5c", "ggpbase_test_case_5d",
     "ggpbase_test_case_5e", "buttons", "hanoi", "nim1", "coins", "queens08lg", "blocks",
-    "ggpbase_test_distinct_beginning_rule", "eightpuzzle",
+    "ggpbase_test_distinct_beginning_rule", "eightpuzzle", "fire_sheep",
 )
 #: States evaluated by one clingo run (one grounding of the whole chunk).
 CHUNK = 5

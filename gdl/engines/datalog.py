@@ -71,15 +71,19 @@ class DatalogReasoner:
                 evaluator.run(number, self._static)
         evaluator.fix(self._static)
 
-        def needed(relation: str, level: int) -> tuple[int, ...]:
+        def needed(relation: str, *levels: int) -> tuple[int, ...]:
             uses = depends_on.get(relation, {relation})
             return tuple(
                 number for number, stratum in enumerate(checked.strata)
-                if layers[number] == level and stratum.relations & uses
+                if layers[number] in levels and stratum.relations & uses
             )
 
-        #: Per query (``_LEGAL`` ...), the state strata it needs.
-        self._needed = (needed("legal", 1), needed("terminal", 1), needed("goal", 1), needed("next", 1))
+        # legal, terminal and goal are decided before the moves: a relation they use that depends on
+        # ``does`` is evaluated in the state, where ``does`` is empty (fire_sheep's terminal needs it).
+        #: Per query (``_LEGAL`` ...), the strata it needs in a state.
+        self._needed = (
+            needed("legal", 1, 2), needed("terminal", 1, 2), needed("goal", 1, 2), needed("next", 1)
+        )
         self._next_move_strata = needed("next", 2)
         #: (strata done, query) -> (function running the strata still needed, strata done after it).
         self._steps: dict[tuple[frozenset[int], int], tuple[Callable[[Database], None], frozenset[int]]] = {}
