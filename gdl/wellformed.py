@@ -680,6 +680,13 @@ def check_files(
             print(f"gdl check: {file}: {problem}", file=sys.stderr)
             status = 1
             continue
+        except (MemoryError, RecursionError) as problem:
+            print(
+                f"gdl check: {file}: the reasoner ran out of resources ({type(problem).__name__})",
+                file=sys.stderr,
+            )
+            status = 1
+            continue
         finally:
             bar.close()
         result.update(report.to_json())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import time
@@ -24,7 +25,17 @@ from gdl.wellformed import PROPERTIES
 SHOWN = {True: "yes", False: "**no**", None: "?"}
 
 
+#: Address-space limit of each game's process, so that a game the engine cannot ground in memory fails
+#: alone (with MemoryError) instead of starving the machine.
+MEMORY_LIMIT = 4 << 30
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
 def run(path: Path, max_states: int, seconds: float) -> tuple[Path, dict[str, Any] | str, float]:
+    """The JSON report of one game, or "timeout", or "error: " and the reason."""
     command = [
         str(Path(sys.executable).parent / "gdl"),
         "check",
@@ -38,7 +49,9 @@ def run(path: Path, max_states: int, seconds: float) -> tuple[Path, dict[str, An
     ]
     started = time.monotonic()
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=3 * seconds + 60)
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=3 * seconds + 60, preexec_fn=_limit_memory
+        )
     except subprocess.TimeoutExpired:
         return path, "timeout", time.monotonic() - started
     elapsed = time.monotonic() - started
