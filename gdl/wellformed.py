@@ -251,7 +251,9 @@ class _Analysis:
         self.index: dict[State, int] = {}
         self.failures: dict[str, Counterexample] = {}
         # Per role: the best goal value seen in a terminal state and the moves that reach it.
-        self.best: dict[str, tuple[int, tuple[tuple[str, ...], ...]]] = {}
+        self.best: dict[str, tuple[int, Moves]] = {}
+        # The longest play from each node, filled in by find_cycle when it finds no cycle.
+        self.longest: list[int] = []
         self.cycle_found = False
         self.complete = False
         self.interrupted = False
@@ -390,8 +392,7 @@ class _Analysis:
     def find_cycle(self) -> tuple[int, list[JointMove]] | None:
         """A cycle among expanded states (its first node and its moves), by iterative depth-first search.
 
-        As a by-product, when there is no cycle and everything was expanded, :attr:`longest` holds the
-        longest play from each node.
+        As a by-product, when there is no cycle, :attr:`longest` holds the longest play from each node.
         """
         white, grey, black = 0, 1, 2
         colour = [white] * len(self.nodes)
@@ -499,17 +500,19 @@ class _Analysis:
         else:
             strong = None
         for role in losers if weak is False else ():
-            value, moves = self.best.get(role, (None, ()))
-            best = "no terminal state is reachable" if value is None else f"the best is {value}"
-            self.fail("weakly_winnable", f"no play gives {role} goal 100; {best}", partial(tuple, moves))
+            best, moves = self.shortfall(role)
+            self.fail("weakly_winnable", f"no play gives {role} goal 100; {best}", moves)
         if strong is False and len(self.roles) == 1:
-            role = self.roles[0]
-            value, moves = self.best.get(role, (None, ()))
-            best = "no terminal state is reachable" if value is None else f"the best is {value}"
-            self.fail(
-                "strongly_winnable", f"a single-player game must be winnable; {best}", partial(tuple, moves)
-            )
+            best, moves = self.shortfall(self.roles[0])
+            self.fail("strongly_winnable", f"a single-player game must be winnable; {best}", moves)
         return weak, strong
+
+    def shortfall(self, role: str) -> tuple[str, Callable[[], Moves]]:
+        """The best goal value a role reaches in a terminal state, and the moves that reach it."""
+        if role not in self.best:
+            return "no reachable terminal state gives it a goal value", tuple
+        value, moves = self.best[role]
+        return f"the best is {value}", partial(tuple, moves)
 
     # -- random playouts ---------------------------------------------------------------------------
 
