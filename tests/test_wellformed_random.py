@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gdl
-from gdl.wellformed import analyse
+from gdl.wellformed import PROPERTIES, analyse
 
 Joint = tuple[int, ...]
 
@@ -130,3 +130,15 @@ def test_verdicts_match_brute_force_on_random_graph_games(game: GraphGame) -> No
     if len(game.names) > 1:
         should_fail.discard("strongly_winnable")
     assert failed == should_fail
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graph_games(), st.integers(1, 6))
+def test_a_partial_exploration_never_claims_what_is_false(game: GraphGame, max_states: int) -> None:
+    report = analyse(gdl.parse(game.kif()), max_states=max_states, playouts=5, depth_limit=20)
+    truth = expected(game)
+    assert report.reachable_states <= min(max_states, truth["reachable_states"])  # type: ignore[operator]
+    for prop in PROPERTIES:
+        assert report.verdict(prop) in (None, truth[prop]), prop
+    if not report.complete:
+        assert report.longest_play is None
