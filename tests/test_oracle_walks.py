@@ -18,6 +18,8 @@ QUICK = (
     "ggpbase_test_case_5e", "buttons", "hanoi", "nim1", "coins", "queens08lg", "blocks",
     "ggpbase_test_distinct_beginning_rule", "eightpuzzle", "fire_sheep",
 )
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+
 #: States evaluated by one clingo run (one grounding of the whole chunk).
 CHUNK = 5
 
@@ -79,10 +81,13 @@ def test_quick_walks_agree_with_clingo(corpus: Path, name: str) -> None:
     assert disagreements(path, seed=1, max_steps=40) == []
 
 
+#: Games where a step costs seconds, for clingo or for us (both materialise relations such as chess's
+#: threatened_with_capture/7 in full), walked for fewer steps in the slow run.
+HEAVY = {"amazons": 8, "chess": 8, "chinesecheckers4": 8, "chinesecheckers6": 8, "mummymaze1p": 20}
+SLOW_GAMES = corpus_games(CORPUS) if (CORPUS / "games" / "INDEX.tsv").is_file() else []
+
+
 @pytest.mark.slow
-def test_every_corpus_game_agrees_with_clingo(corpus: Path) -> None:
-    problems = []
-    for path in corpus_games(corpus):
-        for seed in (1, 2, 3):
-            problems += disagreements(path, seed=seed, max_steps=200)
-    assert problems == []
+@pytest.mark.parametrize("path", SLOW_GAMES, ids=lambda path: path.stem)
+def test_every_corpus_game_agrees_with_clingo(path: Path) -> None:
+    assert disagreements(path, seed=1, max_steps=HEAVY.get(path.stem, 200)) == []
