@@ -132,10 +132,11 @@ def test_a_game_over_the_atom_budget_is_too_large(corpus: Path) -> None:
 
 def test_a_failed_grounding_costs_no_more_than_its_time_budget(corpus: Path) -> None:
     checked = checked_game(corpus / "games" / "chess.kif")
-    started = time.monotonic()
+    started = time.process_time()
     with pytest.raises(GameTooLargeError, match=r"within 0\.2 s"):
         instantiate(checked, max_seconds=0.2)
-    assert time.monotonic() - started < 2.0
+    # The budget is CPU time; checking it every few thousand candidate matches overshoots it little.
+    assert time.process_time() - started < 1.0
 
 
 def test_auto_chooses_compiled_and_falls_back_to_datalog(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -187,29 +187,6 @@ def _pattern_vars(pattern: _Pattern, into: set[_Var]) -> None:
             _pattern_vars(part, into)
 
 
-def _substitute(pattern: _Pattern, binding: dict[_Var, Value]) -> Value:
-    if isinstance(pattern, _Var):
-        return binding[pattern]
-    if isinstance(pattern, str):
-        return pattern
-    return (pattern[0], *(_substitute(p, binding) for p in pattern[1:]))  # type: ignore[arg-type]
-
-
-def _match(pattern: _Pattern, value: Value, binding: dict[_Var, Value], trail: list[_Var]) -> bool:
-    if isinstance(pattern, _Var):
-        bound = binding.get(pattern)
-        if bound is None:
-            binding[pattern] = value
-            trail.append(pattern)
-            return True
-        return bound == value
-    if isinstance(pattern, str):
-        return pattern == value
-    if not isinstance(value, tuple) or len(value) != len(pattern) or value[0] != pattern[0]:
-        return False
-    return all(_match(p, v, binding, trail) for p, v in zip(pattern[1:], value[1:], strict=True))
-
-
 # ---------------------------------------------------------------------------------------------------------
 # Facts with indexes for joins
 
@@ -298,11 +275,9 @@ class _Budget:
         self.deadline = time.process_time() + max_seconds
         self.max_seconds = max_seconds
         self.what = what
-        self._ticks = 0
 
-    def tick(self) -> None:
-        self._ticks += 1
-        if self._ticks & 0xFFF == 0 and time.process_time() > self.deadline:
+    def tick_now(self) -> None:
+        if time.process_time() > self.deadline:
             raise GameTooLargeError(
                 f"cannot instantiate {self.what!r} within {self.max_seconds:g} s"
             )
@@ -379,63 +354,137 @@ def _plan(rule: _Rule, first: int | None, facts: _Facts) -> _Plan:
     return _Plan(order, keys, distinct_after, negative_after)
 
 
-def _bindings(
-    rule: _Rule,
-    plan: _Plan,
-    facts: _Facts,
-    first_facts: Iterable[tuple[Value, ...]] | None,
-    negative_ok: list[bool],
-    budget: _Budget,
-) -> Iterator[dict[_Var, Value]]:
-    """Every binding of the rule's variables that satisfies its positive literals over ``facts``.
+#: A compiled join: (delta or None, lookup, emit, tick) -> None; ``emit`` receives the variables' values.
+_Join = Callable[..., None]
 
-    ``first_facts`` (a delta) replaces the facts of the plan's first literal. ``negative_ok[i]`` says
-    whether negative literal ``i`` is checked against ``facts`` (a static, complete relation) or ignored.
+#: Python limits statically nested blocks; a rule with more positive literals is not instantiated.
+_MAX_LITERALS = 18
+
+
+class _Source:
+    """Python source of a compiled join, with names for the constants it uses."""
+
+    def __init__(self, names: dict[_Var, str]) -> None:
+        self.names = names
+        self.constants: dict[str, object] = {}
+        self.lines: list[str] = []
+        self._temps = 0
+
+    def constant(self, value: object) -> str:
+        name = f"c{len(self.constants)}"
+        self.constants[name] = value
+        return name
+
+    def temp(self) -> str:
+        self._temps += 1
+        return f"t{self._temps}"
+
+    def expression(self, pattern: _Pattern) -> str:
+        """An expression for the ground value of a pattern whose variables are bound."""
+        if isinstance(pattern, _Var):
+            return self.names[pattern]
+        if isinstance(pattern, str):
+            return repr(pattern)
+        return "(" + ", ".join([repr(pattern[0]), *map(self.expression, pattern[1:])]) + ",)"
+
+    def match(self, pattern: _Pattern, value: str, bound: set[_Var], indent: str) -> None:
+        """Statements that ``continue`` unless ``value`` matches ``pattern``, binding new variables."""
+        if isinstance(pattern, _Var):
+            if pattern in bound:
+                self.lines.append(f"{indent}if {value} != {self.names[pattern]}: continue")
+            else:
+                self.lines.append(f"{indent}{self.names[pattern]} = {value}")
+                bound.add(pattern)
+        elif isinstance(pattern, str):
+            self.lines.append(f"{indent}if {value} != {pattern!r}: continue")
+        else:
+            self.lines.append(
+                f"{indent}if type({value}) is not tuple or len({value}) != {len(pattern)} "
+                f"or {value}[0] != {pattern[0]!r}: continue"
+            )
+            for i, part in enumerate(pattern[1:], 1):
+                if isinstance(part, tuple):
+                    temp = self.temp()
+                    self.lines.append(f"{indent}{temp} = {value}[{i}]")
+                    self.match(part, temp, bound, indent)
+                else:
+                    self.match(part, f"{value}[{i}]", bound, indent)
+
+
+def _compile_join(rule: _Rule, plan: _Plan, facts: _Facts, negative_ok: list[bool]) -> _Join:
+    """A function enumerating the rule's bindings by nested loops in the plan's order.
+
+    The first literal ranges over the delta when one is given; every later one over an index lookup on
+    its bound arguments. Distinct and static negative literals are tested as soon as they are decidable.
     """
     body = rule.body
-    binding: dict[_Var, Value] = {}
-
-    def checks(step: int) -> bool:
-        for i in plan.distinct_after[step]:
-            left, right = body.distinct[i]
-            if _substitute(left, binding) == _substitute(right, binding):
-                return False
-        for i in plan.negative_after[step]:
-            if negative_ok[i]:
-                relation, args = body.negative[i]
-                if tuple(_substitute(a, binding) for a in args) in facts.sets.get(relation, ()):
-                    return False
-        return True
-
-    def extend(step: int) -> Iterator[dict[_Var, Value]]:
-        if step == len(plan.order):
-            yield binding
-            return
-        index = plan.order[step]
+    if len(plan.order) > _MAX_LITERALS:
+        raise GameTooLargeError(
+            f"a rule for {rule.head[0]!r} has more than {_MAX_LITERALS} positive literals"
+        )
+    variables: list[_Var] = []
+    for _relation, args in body.positive:
+        found: set[_Var] = set()
+        for arg in args:
+            _pattern_vars(arg, found)
+        variables.extend(sorted(found - set(variables), key=lambda v: v.name))
+    source = _Source({var: f"v{i}" for i, var in enumerate(variables)})
+    lines = source.lines
+    lines.append("def join(first, lookup, emit, tick):")
+    lines.append("    n = 0")
+    bound: set[_Var] = set()
+    indent = "    "
+    for step, index in enumerate(plan.order):
         relation, args = body.positive[index]
-        if step == 0 and first_facts is not None:
-            candidates: Iterable[tuple[Value, ...]] = first_facts
+        row = f"r{step}"
+        if step == 0:
+            every = source.constant(facts.sets[relation])
+            lines.append(f"{indent}for {row} in ({every} if first is None else first):")
         else:
             key = plan.keys[step]
-            candidates = facts.lookup(
-                relation, tuple(path for path, _ in key), tuple(_substitute(p, binding) for _, p in key)
-            )
-        trail: list[_Var] = []
-        for values in candidates:
-            budget.tick()
-            if len(values) == len(args) and all(
-                _match(p, v, binding, trail) for p, v in zip(args, values, strict=True)
-            ) and checks(step):
-                yield from extend(step + 1)
-            for var in trail:
-                del binding[var]
-            trail.clear()
-
+            paths = source.constant(tuple(path for path, _ in key))
+            values = "(" + "".join(source.expression(p) + ", " for _, p in key) + ")"
+            lines.append(f"{indent}for {row} in lookup({relation!r}, {paths}, {values}):")
+        indent += "    "
+        lines.append(f"{indent}n += 1")
+        lines.append(f"{indent}if not n & 4095: tick()")
+        lines.append(f"{indent}if len({row}) != {len(args)}: continue")
+        for i, arg in enumerate(args):
+            source.match(arg, f"{row}[{i}]", bound, indent)
+        for i in plan.distinct_after[step]:
+            left, right = body.distinct[i]
+            lines.append(f"{indent}if {source.expression(left)} == {source.expression(right)}: continue")
+        for i in plan.negative_after[step]:
+            if negative_ok[i]:
+                negated, negated_args = body.negative[i]
+                values = "(" + "".join(source.expression(a) + ", " for a in negated_args) + ")"
+                lines.append(f"{indent}if {values} in {source.constant(facts.sets[negated])}: continue")
     if not plan.order:
-        if checks(0):
-            yield binding
-        return
-    yield from extend(0)
+        checks = [f"{source.expression(a)} == {source.expression(b)}" for a, b in body.distinct]
+        checks += [
+            "(" + "".join(source.expression(a) + ", " for a in body.negative[i][1]) + ") in "
+            + source.constant(facts.sets[body.negative[i][0]])
+            for i in plan.negative_after[0]
+            if negative_ok[i]
+        ]
+        if checks:
+            lines.append(f"{indent}if {' or '.join(checks)}: return")
+    lines.append(f"{indent}emit((" + "".join(f"{source.names[v]}, " for v in variables) + "))")
+    namespace = dict(source.constants)
+    exec(compile("\n".join(lines) + "\n", f"<join {rule.head[0]}>", "exec"), namespace)
+    join: _Join = namespace["join"]  # type: ignore[assignment]
+    join.variables = variables  # type: ignore[attr-defined]
+    return join
+
+
+def _builder(
+    patterns: list[_Pattern], variables: list[_Var]
+) -> Callable[[tuple[Value, ...]], tuple[Value, ...]]:
+    """A function from the variables' values to the ground values of ``patterns``."""
+    source = _Source({var: f"values[{i}]" for i, var in enumerate(variables)})
+    text = "lambda values: (" + "".join(source.expression(p) + ", " for p in patterns) + ")"
+    built: Callable[[tuple[Value, ...]], tuple[Value, ...]] = eval(text, dict(source.constants))
+    return built
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -495,7 +544,7 @@ def instantiate(
         ),
     ]
     # Every instance of a state-dependent rule is met on the way, and recorded.
-    found: dict[GroundRule, None] = {}
+    found: list[GroundRule] = []
     _fixpoint([*origin_rules, *feeds], facts, budget, lambda relation: relation not in dynamic, found)
     stats["relaxed_seconds"] = time.process_time() - started - stats["static_seconds"]
     ground = [_fold_negations(rule, facts) for rule in found]
@@ -525,17 +574,26 @@ def instantiate(
     )
 
 
-def _instance(rule: _Rule, binding: dict[_Var, Value]) -> GroundRule:
-    """The ground instance of a state-dependent rule, its static literals folded."""
-    slots: list[tuple[GroundAtom, bool] | None] = [None] * rule.body.slots
-    for (relation, args), slot in zip(rule.body.positive, rule.body.positive_slots, strict=True):
+def _instance_builder(rule: _Rule, variables: list[_Var]) -> Callable[[tuple[Value, ...]], GroundRule]:
+    """A function from the variables' values to the ground instance of a state-dependent rule."""
+    source = _Source({var: f"values[{i}]" for i, var in enumerate(variables)})
+    slots = ["None"] * rule.body.slots
+    body = rule.body
+    literals = [(lit, slot, True) for lit, slot in zip(body.positive, body.positive_slots, strict=True)]
+    literals += [(lit, slot, False) for lit, slot in zip(body.negative, body.negative_slots, strict=True)]
+    for (relation, args), slot, positive in literals:
         if slot is not None:
-            slots[slot] = ((relation, tuple(_substitute(a, binding) for a in args)), True)
-    for (relation, args), slot in zip(rule.body.negative, rule.body.negative_slots, strict=True):
-        if slot is not None:
-            slots[slot] = ((relation, tuple(_substitute(a, binding) for a in args)), False)
-    head = (rule.head[0], tuple(_substitute(a, binding) for a in rule.head[1]))
-    return GroundRule(head, tuple(slots), rule.origin)
+            ground = "(" + "".join(source.expression(a) + ", " for a in args) + ")"
+            slots[slot] = f"(({relation!r}, {ground}), {positive})"
+    head = "(" + "".join(source.expression(a) + ", " for a in rule.head[1]) + ")"
+    text = (
+        f"lambda values: GroundRule(({rule.head[0]!r}, {head}), ("
+        + "".join(slot + ", " for slot in slots)
+        + f"), {rule.origin})"
+    )
+    namespace = {**source.constants, "GroundRule": GroundRule}
+    built: Callable[[tuple[Value, ...]], GroundRule] = eval(text, namespace)
+    return built
 
 
 def _fold_negations(rule: GroundRule, facts: _Facts) -> GroundRule:
@@ -565,39 +623,55 @@ def _fixpoint(
     facts: _Facts,
     budget: _Budget,
     negation_checked: Callable[[str], bool],
-    instances: dict[GroundRule, None] | None = None,
+    instances: list[GroundRule] | None = None,
 ) -> None:
     """Add to ``facts`` everything ``rules`` derive, semi-naively.
 
     ``negation_checked(relation)`` says whether a negative literal on ``relation`` is checked (its facts
     are complete) or ignored (the relaxation of state-dependent relations). ``instances``, when given,
-    receives every ground instance met of a rule with an origin.
+    receives every ground instance of a rule with an origin, once.
     """
     negative_ok = [[negation_checked(relation) for relation, _ in rule.body.negative] for rule in rules]
     by_relation: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for r, rule in enumerate(rules):
         for i, (relation, _args) in enumerate(rule.body.positive):
             by_relation[relation].append((r, i))
-    plans: dict[tuple[int, int | None], _Plan] = {}
+    joins: dict[tuple[int, int | None], _Join] = {}
+    compiled_plans: dict[tuple[int, int | None, str], _Join] = {}
+    heads: dict[int, Callable[[tuple[Value, ...]], tuple[Value, ...]]] = {}
+    builders: dict[int, Callable[[tuple[Value, ...]], GroundRule]] = {}
+    seen: list[set[tuple[Value, ...]]] = [set() for _ in rules]
+    lookup = facts.lookup
 
-    def plan(r: int, first: int | None) -> _Plan:
-        # Plans are made afresh each round, as the relations grow.
-        if (r, first) not in plans:
-            plans[(r, first)] = _plan(rules[r], first, facts)
-        return plans[(r, first)]
+    def join(r: int, first: int | None) -> _Join:
+        if (r, first) not in joins:
+            plan = _plan(rules[r], first, facts)
+            key = (r, first, repr((plan.order, [[p for p, _ in k] for k in plan.keys])))
+            if key not in compiled_plans:
+                compiled_plans[key] = _compile_join(rules[r], plan, facts, negative_ok[r])
+            joins[(r, first)] = compiled_plans[key]
+        return joins[(r, first)]
 
     def derive(r: int, first: int | None, delta: Iterable[tuple[Value, ...]] | None) -> list[GroundAtom]:
         rule = rules[r]
-        relation, head = rule.head
-        found = []
-        record = instances is not None and rule.origin >= 0
-        for binding in _bindings(rule, plan(r, first), facts, delta, negative_ok[r], budget):
-            found.append((relation, tuple(_substitute(a, binding) for a in head)))
-            if record:
-                instances[_instance(rule, binding)] = None  # type: ignore[index]
-        if record:
-            budget.atoms(len(instances))  # type: ignore[arg-type]
-        return found
+        compiled = join(r, first)
+        found: list[tuple[Value, ...]] = []
+        compiled(delta, lookup, found.append, budget.tick_now)
+        variables = compiled.variables  # type: ignore[attr-defined]
+        if r not in heads:
+            heads[r] = _builder(list(rule.head[1]), variables)
+        head = heads[r]
+        if instances is not None and rule.origin >= 0:
+            if r not in builders:
+                builders[r] = _instance_builder(rule, variables)
+            build, known = builders[r], seen[r]
+            for values in found:
+                if values not in known:
+                    known.add(values)
+                    instances.append(build(values))
+            budget.atoms(len(instances))
+        relation = rule.head[0]
+        return [(relation, head(values)) for values in found]
 
     delta: dict[str, list[tuple[Value, ...]]] = defaultdict(list)
     for r in range(len(rules)):
@@ -605,6 +679,7 @@ def _fixpoint(
             if facts.add(relation, args):
                 delta[relation].append(args)
     budget.atoms(facts.count)
+    planned_at = facts.count
     while delta:
         new: dict[str, list[tuple[Value, ...]]] = defaultdict(list)
         for relation, values in delta.items():
@@ -614,4 +689,7 @@ def _fixpoint(
                         new[head_relation].append(args)
         budget.atoms(facts.count)
         delta = new
-        plans.clear()
+        # Join orders are chosen afresh when the relations have grown by half.
+        if facts.count > 1.5 * planned_at:
+            joins.clear()
+            planned_at = facts.count
