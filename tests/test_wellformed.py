@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import io
 import json
+import signal
+import subprocess
+import time
 from collections import deque
 from pathlib import Path
 
@@ -278,3 +281,20 @@ def test_check_dynamic_skips_games_with_errors(tmp_path: Path, capsys: pytest.Ca
     assert status == 1 and "error" in out and "reachable states" not in out
     assert main(["check", "--dynamic", str(tmp_path / "missing.kif")]) == 2
     assert main(["check", "--dynamic", "--max-states", "0", str(GAMES / "nim.kif")]) == 2
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_the_command_line_prints_the_partial_report(corpus: Path) -> None:
+    # A child of a non-interactive shell may inherit an ignored SIGINT; restore the default.
+    command = [str(ROOT / ".venv/bin/gdl"), "check", "--dynamic", str(corpus / "games/eightpuzzle.kif")]
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(8)
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "interrupted after" in out and "not proven" in out
