@@ -27,6 +27,7 @@ class TermTable:
         self._terms: dict[int, Term] = {}
         self._texts: dict[int, str] = {}
         self._from_model: dict[Term, int] = {}
+        self._by_object: dict[int, int] = {}
 
     def functor_id(self, name: str, arity: int) -> int:
         """The id of a function symbol (its own numbering, separate from term ids)."""
@@ -56,6 +57,10 @@ class TermTable:
 
     def intern(self, term: Term) -> int:
         """The id of a ground term of the clause model."""
+        # Terms made by term() live as long as the table, so no other object can have their id().
+        found = self._by_object.get(id(term))
+        if found is not None:
+            return found
         found = self._from_model.get(term)
         if found is not None:
             return found
@@ -80,6 +85,7 @@ class TermTable:
                 name, _ = self._functor_names[key[0]]
                 found = Function(name, tuple(self.term(arg) for arg in key[1:]))
             self._terms[ident] = found
+            self._by_object[id(found)] = ident
             self._from_model.setdefault(found, ident)
         return found
 

@@ -45,8 +45,8 @@ class _StateResults:
     def __init__(self, database: Database) -> None:
         self.database = database
         self.done: frozenset[int] = frozenset()
-        self.legal: dict[int, tuple[Term, ...]] = {}
-        self.goals: dict[int, tuple[Term, ...]] = {}
+        self.legal: list[tuple[Term, ...]] | None = None
+        self.goals: list[tuple[Term, ...]] | None = None
         self.terminal: bool | None = None
 
 
@@ -96,6 +96,7 @@ class DatalogReasoner:
             if rule.head.relation == "role" and len(rule.head.args) == 1 and not rule.body
         )
         self._role_ids = tuple(table.constant(role) for role in self.roles)
+        self._role_index = {role: i for i, role in enumerate(self._role_ids)}
         self._initial: DatalogState = frozenset(fact[0] for fact in self._static.facts("init/1"))
         self._cache: dict[DatalogState, _StateResults] = {}
 
@@ -147,18 +148,18 @@ class DatalogReasoner:
     # -- relations ----------------------------------------------------------------------------------
 
     def legal(self, state: DatalogState, role: int) -> tuple[Term, ...]:
-        results = self._results(state, _LEGAL)
-        found = results.legal.get(role)
-        if found is None:
-            found = results.legal[role] = self._by_role(results.database, "legal/2", role)
-        return found
+        results = self._cache.get(state)
+        if results is None or results.legal is None:
+            results = self._results(state, _LEGAL)
+            results.legal = self._by_role(results.database, "legal/2")
+        return results.legal[role]
 
     def goals(self, state: DatalogState, role: int) -> tuple[Term, ...]:
-        results = self._results(state, _GOAL)
-        found = results.goals.get(role)
-        if found is None:
-            found = results.goals[role] = self._by_role(results.database, "goal/2", role)
-        return found
+        results = self._cache.get(state)
+        if results is None or results.goals is None:
+            results = self._results(state, _GOAL)
+            results.goals = self._by_role(results.database, "goal/2")
+        return results.goals[role]
 
     def terminal(self, state: DatalogState) -> bool:
         results = self._results(state, _TERMINAL)
@@ -179,8 +180,13 @@ class DatalogReasoner:
             self._move_runner(database)
         return frozenset(fact[0] for fact in database.facts("next/1"))
 
-    def _by_role(self, database: Database, relation: str, role: int) -> tuple[Term, ...]:
-        role_id = self._role_ids[role]
+    def _by_role(self, database: Database, relation: str) -> list[tuple[Term, ...]]:
+        """For each role, the second arguments of its facts of ``relation``, sorted by KIF text."""
+        found: list[list[int]] = [[] for _ in self.roles]
+        index = self._role_index.get
+        for role, value in database.facts(relation):
+            position = index(role)
+            if position is not None:
+                found[position].append(value)
         table = self.table
-        ids = sorted({fact[1] for fact in database.facts(relation) if fact[0] == role_id}, key=table.text)
-        return tuple(table.term(i) for i in ids)
+        return [tuple(map(table.term, sorted(ids, key=table.text))) for ids in found]
