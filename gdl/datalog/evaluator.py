@@ -8,6 +8,7 @@ that do not depend on ``true`` or ``does``) are shared, indexes included, by eve
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ from gdl.datalog.plan import (
     OUT,
     Fact,
     IndexSpec,
+    Path,
     RuleCode,
     RuleFunction,
     RulePlanner,
@@ -112,8 +114,8 @@ class CompiledStratum:
     direct: bool
 
 
-#: The size assumed, when planning joins, for the facts new in the last round of a recursive stratum.
-DELTA_SIZE = 10
+#: How many facts of a relation the planner looks at to estimate how selective a literal is.
+SAMPLE = 2000
 
 
 class Evaluator:
@@ -127,7 +129,7 @@ class Evaluator:
         self.checked = checked
         self.table = table if table is not None else TermTable()
         self.specs = SpecRegistry(self.table)
-        self._planner = RulePlanner(self.table, self.specs, lambda relation, shape: None)
+        self._planner = RulePlanner(self.table, self.specs, lambda relation, shape, paths: None)
         self._compiled: dict[int, CompiledStratum] = {}
         producers: dict[str, int] = {}
         for stratum in checked.strata:
@@ -159,13 +161,18 @@ class Evaluator:
 
         planner = self._planner
 
-        def size(relation: str, shape: Shape) -> int | None:
+        def size(relation: str, shape: Shape, paths: tuple[Path, ...]) -> float | None:
             if relation.startswith(DELTA):
-                return DELTA_SIZE
+                # The news of the last round: few, and the reason to run this variant at all.
+                return 1.0
             if relation in heads:
                 return None
             facts = database.relations[relation]
-            return sum(1 for fact in facts if planner.has_shape(fact, shape)) if shape else len(facts)
+            sample = list(itertools.islice(facts, SAMPLE))
+            keys = [key for key in (planner.key_of(fact, shape, paths) for fact in sample) if key is not None]
+            if not keys:
+                return 0.0
+            return len(keys) * (len(facts) / len(sample)) / len(set(keys))
 
         planner.size = size
         rules = []

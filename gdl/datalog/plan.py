@@ -23,6 +23,7 @@ from gdl.syntax.model import Atom, Constant, Distinct, Function, Literal, Not, O
 Fact = tuple[int, ...]
 #: Where a subterm sits inside a fact: argument position, then argument positions inside compounds.
 Path = tuple[int, ...]
+Paths = tuple[Path, ...]
 #: Functors that compound arguments must have: (path, functor id) pairs, parents before children.
 Shape = tuple[tuple[Path, int], ...]
 #: A compiled rule: (relations, index lookup, add to the head's output) -> None.
@@ -202,11 +203,11 @@ class RulePlanner:
     """Compiles rules into join functions over one term table and one registry of index specs."""
 
     def __init__(
-        self, table: TermTable, specs: SpecRegistry, size: Callable[[str, Shape], int | None]
+        self, table: TermTable, specs: SpecRegistry, size: Callable[[str, Shape, Paths], float | None]
     ) -> None:
         self.table = table
         self.specs = specs
-        #: Number of facts of a relation with the given shape when known, to prefer small ones.
+        #: Expected facts of a relation matching a shape per value of the given paths, when known.
         self.size = size
         #: Relations that are complete and the same wherever the rules run (a game's static ones): their
         #: sets and indexes are bound into the compiled rules instead of being looked up per run.
@@ -313,15 +314,19 @@ class RulePlanner:
             visit(arg, (i,))
         return tuple(found)
 
-    def has_shape(self, fact: Fact, shape: Shape) -> bool:
+    def key_of(self, fact: Fact, shape: Shape, paths: tuple[Path, ...]) -> tuple[int, ...] | None:
+        """The ids at ``paths`` of a fact, or None when the fact does not have the shape."""
         functor, args = self.table.functor, self.table.args
-        for path, wanted in shape:
+
+        def at(path: Path) -> int:
             term = fact[path[0]]
             for step in path[1:]:
                 term = args[term][step]
-            if functor[term] != wanted:
-                return False
-        return True
+            return term
+
+        if any(functor[at(path)] != wanted for path, wanted in shape):
+            return None
+        return tuple(at(path) for path in paths)
 
     def _term(self, term: Term, names: dict[str, str], existing: bool = False) -> str:
         """An expression for the id of a term whose variables are bound (``None`` if ``existing`` and the
@@ -364,23 +369,26 @@ class RulePlanner:
     def _score(self, item: tuple[int, Literal], bound: set[str], delta: int | None) -> tuple[float, ...]:
         """Higher is better: the fewest facts expected to match, given the variables bound so far.
 
-        A relation of ``n`` facts with ``k`` of its ``m`` argument leaves known is expected to give
-        ``n ** ((m - k) / m)`` matches (as if the leaves were independent and evenly spread).
+        Where the relation's facts are known (planning happens when a stratum first runs), that is the
+        mean number of facts of the literal's shape per value of its known parts. Otherwise a relation
+        of ``n`` facts with ``k`` of its ``m`` argument leaves known is expected to give
+        ``n ** ((m - k) / m)`` matches, as if the leaves were independent and evenly spread.
         """
         position, literal = item
         assert isinstance(literal, Atom)
         if _variables(literal) <= bound:
             return (1, 0.0, 0)
-        leaves = sum(1 for _ in _leaves(literal.args))
-        known = sum(1 for _ in _leaves(literal.args, bound))
         relation = DELTA + relation_key(literal) if position == delta else relation_key(literal)
-        size = self.size(relation, self.shape(literal))
-        if size is None:
-            size = UNKNOWN_SIZE
-        return (0, -(float(size) ** ((leaves - known) / leaves)), known)
+        pattern = _analyse(literal, bound, self.table, {name: name for name in _variables(literal)})
+        paths = tuple(path for path, _ in pattern.values)
+        expected = self.size(relation, tuple(pattern.filters), paths)
+        if expected is None:
+            leaves = len(pattern.values) + len(pattern.binds) + len(pattern.checks)
+            expected = float(UNKNOWN_SIZE) ** ((leaves - len(paths)) / leaves)
+        return (0, -expected, len(paths))
 
 
-#: The size assumed for a relation not evaluated yet when its rules are compiled.
+#: The size assumed for a relation whose facts are not known when its rules are compiled.
 UNKNOWN_SIZE = 100
 
 
