@@ -28,6 +28,8 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, TextIO
 
+import networkx as nx
+
 from gdl.diagnostics import Diagnostic, Level
 from gdl.errors import GameDefinitionError
 from gdl.game import Game, State, load
@@ -389,8 +391,8 @@ class _Analysis:
 
     # -- termination -------------------------------------------------------------------------------
 
-    def find_cycle(self) -> tuple[int, list[JointMove]] | None:
-        """A cycle among expanded states (its first node and its moves), by iterative depth-first search.
+    def has_cycle(self) -> bool:
+        """Whether the expanded states have a cycle, by iterative depth-first search.
 
         As a by-product, when there is no cycle, :attr:`longest` holds the longest play from each node.
         """
@@ -401,33 +403,54 @@ class _Analysis:
             if colour[root] != white:
                 continue
             colour[root] = grey
-            stack: list[tuple[int, Iterator[tuple[JointMove, int]], JointMove | None]] = [
-                (root, iter(self.nodes[root].edges or ()), None)
-            ]
+            stack = [(root, iter(self.nodes[root].edges or ()))]
             while stack:
-                node_id, edges, _ = stack[-1]
+                node_id, edges = stack[-1]
                 step = next(edges, None)
                 if step is None:
                     colour[node_id] = black
                     stack.pop()
                     children = self.nodes[node_id].edges or ()
                     self.longest[node_id] = max((self.longest[c] + 1 for _, c in children), default=0)
-                    continue
-                joint, child = step
-                if colour[child] == grey:
-                    position = next(i for i, entry in enumerate(stack) if entry[0] == child)
-                    moves = [entry[2] for entry in stack[position + 1 :]]
-                    return child, [m for m in moves if m is not None] + [joint]
-                if colour[child] == white:
-                    colour[child] = grey
-                    stack.append((child, iter(self.nodes[child].edges or ()), joint))
-        return None
+                elif colour[step[1]] == grey:
+                    return True
+                elif colour[step[1]] == white:
+                    colour[step[1]] = grey
+                    stack.append((step[1], iter(self.nodes[step[1]].edges or ())))
+        return False
+
+    def shortest_cycle(self) -> tuple[int, list[JointMove]]:
+        """The shallowest state on a cycle and the shortest cycle through it (when there is a cycle)."""
+        graph = nx.DiGraph()
+        loops = set()
+        for node_id, node in enumerate(self.nodes):
+            for _, child in node.edges or ():
+                graph.add_edge(node_id, child)
+                if child == node_id:
+                    loops.add(node_id)
+        components = [c for c in nx.strongly_connected_components(graph) if len(c) > 1]
+        # Nodes are numbered in breadth-first order, so the smallest number is the shallowest state.
+        start = min(loops.union(*components))
+        reached: dict[int, tuple[int, JointMove]] = {}
+        queue = deque([start])
+        while queue:
+            node_id = queue.popleft()
+            for joint, child in self.nodes[node_id].edges or ():
+                if child == start:
+                    moves = [joint]
+                    while node_id != start:
+                        node_id, step = reached[node_id]
+                        moves.append(step)
+                    return start, moves[::-1]
+                if child not in reached:
+                    reached[child] = (node_id, joint)
+                    queue.append(child)
+        raise AssertionError("the state lies on a cycle")
 
     def check_termination(self) -> None:
-        cycle = self.find_cycle()
-        if cycle is None:
+        if not self.has_cycle():
             return
-        start, moves = cycle
+        start, moves = self.shortest_cycle()
         prefix = self.path(start)
         self.cycle_found = True
         self.fail(

@@ -169,6 +169,8 @@ def test_buttons_without_a_step_counter_shows_the_cycle() -> None:
     report = analyse(gdl.load(TEST_GAMES / "buttons_no_counter.kif"))
     example = report.counterexample("terminating")
     assert example is not None and example.cycle_start is not None
+    # The shortest cycle from the shallowest state: b swaps two lights that are both off.
+    assert (example.moves, example.cycle_start) == ((("b",),), 0)
     text = report.format()
     assert "cycle" in text and "terminating        no" in text
     assert report.longest_play is None
