@@ -83,7 +83,10 @@ def test_quick_walks_agree_with_clingo(corpus: Path, name: str) -> None:
 
 #: Games where a step costs seconds, for clingo or for us (both materialise relations such as chess's
 #: threatened_with_capture/7 in full), walked for fewer steps in the slow run.
-HEAVY = {"amazons": 8, "chess": 8, "chinesecheckers4": 8, "chinesecheckers6": 8, "mummymaze1p": 20}
+HEAVY = {
+    "amazons": 8, "chess": 8, "chinesecheckers4": 8, "chinesecheckers6": 8, "crisscross": 8,
+    "mummymaze1p": 20,
+}
 SLOW_GAMES = corpus_games(CORPUS) if (CORPUS / "games" / "INDEX.tsv").is_file() else []
 
 
