@@ -47,6 +47,16 @@ class Overrunning(Player):
         return state.legal_moves(self.role)[0]
 
 
+class Stuck(Player):
+    """Thinks two seconds past every deadline: still busy when the next PLAY comes."""
+
+    name = "stuck"
+
+    def play(self, state: State, deadline: float) -> Term:
+        time.sleep(max(0.0, deadline - time.monotonic()) + 2.0)
+        return state.legal_moves(self.role)[0]
+
+
 class Crashing(Player):
     """Raises instead of choosing a move."""
 

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from protocol_support import Crashing, FirstLegal, Overrunning, request, serving
+from protocol_support import Crashing, FirstLegal, Overrunning, Stuck, request, serving
 
 import gdl
 from gdl.protocol.server import PlayerServer
@@ -104,10 +104,11 @@ def test_moves_the_player_cannot_follow_are_refused(url: str) -> None:
     assert "2 move(s) for 1 role(s)" in post(url, "(PLAY follow.1 (a b))")[1]
     status, reply = post(url, "(PLAY follow.1 (press))")
     assert status == 400 and "cannot follow" in reply
-    status, reply = post(url, "(PLAY follow.1 NIL)")
+    status, move = post(url, "(PLAY follow.1 NIL)")
     assert status == 200
+    assert post(url, f"(PLAY follow.1 ({move}))")[0] == 200
     status, reply = post(url, "(PLAY follow.1 NIL)")
-    assert status == 400 and "NIL moves after turn 1" in reply
+    assert status == 400 and "NIL moves after 1 joint move(s)" in reply
     assert post(url, "(ABORT follow.1)") == (200, "aborted")
 
 
@@ -154,3 +155,21 @@ def test_each_exchange_is_logged_at_debug_level(url: str, caplog: pytest.LogCapt
     lines = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
     assert any("<- Info()" in line for line in lines)
     assert any("-> ((name tester) (status available))" in line for line in lines)
+
+
+def test_a_player_still_busy_from_the_last_turn_gets_a_legal_move_from_the_referee() -> None:
+    text = rules("tictactoe.kif")
+    game = gdl.parse(text)
+    with serving(PlayerServer(Stuck, margin=0.2)) as url:
+        assert post(url, f"(START stuck xplayer ({text}) 5 1)") == (200, "ready")
+        state = game.initial_state()
+        moves = "NIL"
+        for _ in range(3):
+            sent = time.monotonic()
+            status, move = post(url, f"(PLAY stuck {moves})")
+            assert time.monotonic() - sent < 1.0
+            assert status == 200 and state.is_legal("xplayer", move)
+            joint = {"xplayer": move, "oplayer": str(state.legal_moves("oplayer")[0])}
+            state = state.next(joint)
+            moves = f"({joint['xplayer']} {joint['oplayer']})"
+        assert post(url, "(ABORT stuck)") == (200, "aborted")

@@ -38,8 +38,12 @@ class Seat(Protocol):
         """Read the rules, make the player and let it prepare."""
         ...
 
-    def play(self, moves: Sequence[tuple[Term, ...]], deadline: float) -> Term:
-        """Follow the joint moves played since the last call and choose a move by ``deadline``."""
+    def follow(self, moves: Sequence[tuple[Term, ...]]) -> tuple[Term, ...]:
+        """Play the joint moves made since the last call; the legal moves now (none when terminal)."""
+        ...
+
+    def play(self, deadline: float) -> Term:
+        """Choose a move by ``deadline``."""
         ...
 
     def finish(self, moves: Sequence[tuple[Term, ...]], completed: bool) -> None:
@@ -51,31 +55,43 @@ class Seat(Protocol):
         ...
 
 
-class ThreadSeat:
-    """A seat whose player runs in the calling thread."""
+class Follower:
+    """A match followed from its joint moves: the game, the current state, the legal moves of a role."""
 
-    def __init__(self, make_player: Callable[[], Player], rules: str, role: str, engine: str) -> None:
-        self.make_player = make_player
+    def __init__(self, rules: str, role: str, engine: str) -> None:
         self.rules = rules
         self.role = role
         self.engine = engine
 
-    def start(self, start_clock: float, play_clock: float) -> None:
+    def open(self) -> None:
         self.game = parse(self.rules, self.engine)
         self.state: State = self.game.initial_state()
+
+    def follow(self, moves: Sequence[tuple[MoveLike, ...]]) -> tuple[Term, ...]:
+        state = self.state
+        for joint in moves:
+            state = state.next(dict(zip(self.game.roles, joint, strict=True)))
+        self.state = state  # only once every joint move was legal
+        return () if state.is_terminal() else tuple(state.legal_moves(self.role))
+
+
+class ThreadSeat(Follower):
+    """A seat whose player runs in the calling thread."""
+
+    def __init__(self, make_player: Callable[[], Player], rules: str, role: str, engine: str) -> None:
+        super().__init__(rules, role, engine)
+        self.make_player = make_player
+
+    def start(self, start_clock: float, play_clock: float) -> None:
+        self.open()
         self.player = self.make_player()
         self.player.start(self.game, self.role, start_clock, play_clock)
 
-    def _follow(self, moves: Sequence[tuple[MoveLike, ...]]) -> None:
-        for joint in moves:
-            self.state = self.state.next(dict(zip(self.game.roles, joint, strict=True)))
-
-    def play(self, moves: Sequence[tuple[MoveLike, ...]], deadline: float) -> Term:
-        self._follow(moves)
+    def play(self, deadline: float) -> Term:
         return self.player.play(self.state, deadline)
 
     def finish(self, moves: Sequence[tuple[MoveLike, ...]], completed: bool) -> None:
-        self._follow(moves)
+        self.follow(moves)
         if completed:
             self.player.stop(self.state)
         else:
@@ -120,7 +136,9 @@ def prepare_processes() -> None:
     process.join()
 
 
-def _as_reply(result: Term | None) -> str | None:
+def _as_reply(result: Term | tuple[Term, ...] | None) -> str | tuple[str, ...] | None:
+    if isinstance(result, tuple):
+        return tuple(map(str, result))
     return None if result is None else str(result)
 
 
@@ -170,8 +188,11 @@ class ProcessSeat:
         child.close()
         self._call("start", start_clock, play_clock)
 
-    def play(self, moves: Sequence[tuple[Term, ...]], deadline: float) -> Term:
-        return parse_move(self._call("play", _as_text(moves), deadline))
+    def follow(self, moves: Sequence[tuple[Term, ...]]) -> tuple[Term, ...]:
+        return tuple(map(parse_move, self._call("follow", _as_text(moves))))
+
+    def play(self, deadline: float) -> Term:
+        return parse_move(self._call("play", deadline))
 
     def finish(self, moves: Sequence[tuple[Term, ...]], completed: bool) -> None:
         self._call("finish", _as_text(moves), completed)

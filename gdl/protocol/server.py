@@ -1,9 +1,10 @@
 """The player server: answers a game manager's messages for any number of matches at once.
 
-Each START creates a fresh player for its match. The player's own work (``start``, ``play``, ``stop``)
-runs in a thread pool so that the event loop keeps answering other matches; the server waits for it
-only until the deadline (the clock minus a safety margin for the network) and, should the player
-overrun or fail, answers with a random legal move instead, so that no clock is ever missed.
+Each START creates a fresh player for its match, in a seat (:mod:`gdl.protocol.seats`): a thread or a
+process of its own, with its own copy of the game. All reasoning about the game happens there, never
+on the server's event loop, which only reads messages and waits: it waits for the player until the
+deadline (the clock minus a safety margin for the network) and, should the player overrun or fail,
+answers with a random legal move instead, so that no clock is missed.
 
 A request that makes no sense (garbage bytes, an unknown match id, a PLAY before START, a game that
 fails the checker) gets an HTTP 400 reply ``error: ...`` and a log line; the server keeps running.
@@ -24,17 +25,12 @@ from urllib.parse import unquote
 
 from aiohttp import web
 
-from gdl.errors import (
-    GameDefinitionError,
-    IllegalMoveError,
-    InvalidGameError,
-    ProtocolError,
-    UnknownRoleError,
-)
-from gdl.game import Game, State, parse
+from gdl.check import check_text
+from gdl.engines.instantiate import sorted_roles
+from gdl.errors import InvalidGameError, ProtocolError
 from gdl.players.base import Player
 from gdl.protocol.messages import Abort, Info, Message, Play, Preview, Start, Stop, parse_message
-from gdl.protocol.seats import ProcessSeat, Seat, ThreadSeat, prepare_processes
+from gdl.protocol.seats import Follower, ProcessSeat, Seat, ThreadSeat, prepare_processes
 from gdl.syntax.model import Term
 
 logger = logging.getLogger(__name__)
@@ -58,8 +54,8 @@ MAX_BODY = 4 * 1024 * 1024
 #: Seconds of silence (plus ten play clocks) after which a match counts as abandoned by its manager.
 ABANDONED_AFTER = 600.0
 
-#: How many games (by rules text) the server keeps parsed.
-KEPT_GAMES = 8
+#: How many rules texts the server keeps the check of (managers start many matches of one game).
+KEPT_CHECKS = 8
 
 #: Bodies up to this size are read on the event loop; larger ones (START) in a thread.
 INLINE_BODY = 4096
@@ -71,22 +67,47 @@ def shorten(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+class _Unfollowable(Exception):
+    """The seat or the referee cannot play the joint moves the manager reports (they are illegal)."""
+
+
+class _Referee:
+    """The server's own follower of a match, without a player. It is made only when the seat is too busy
+    to say what is legal (its player overran a whole turn), so that the server can still answer."""
+
+    def __init__(self, rules: str, role: str, engine: str) -> None:
+        self.follower = Follower(rules, role, engine)
+        self.opened = False
+        self.followed = 0
+        self.pending: asyncio.Future[tuple[Term, ...]] | None = None
+
+    def legal(self, history: tuple[tuple[Term, ...], ...]) -> tuple[Term, ...]:
+        """The legal moves after ``history``; called in a worker thread, one call at a time."""
+        if not self.opened:
+            self.follower.open()
+            self.opened = True
+        legal = self.follower.follow(history[self.followed :])
+        self.followed = len(history)
+        return legal
+
+
 @dataclass
 class _Session:
     """One match as this server plays it."""
 
-    #: The server's own copy of the game: it checks the manager's moves and finds fallback moves.
-    game: Game
+    rules: str
+    roles: tuple[str, ...]
     role: str
     seat: Seat
     play_clock: float
-    state: State
     turn: int = 0
     last_seen: float = field(default_factory=time.monotonic)
+    #: Every joint move of the match so far, and how many of them the seat has followed.
+    history: list[tuple[Term, ...]] = field(default_factory=list)
+    heard: int = 0
     #: The player's last call, which may still run after the server has answered.
     busy: asyncio.Future[Any] | None = None
-    #: Joint moves played since the player last heard of any (it misses some while it overruns).
-    unheard: list[tuple[Term, ...]] = field(default_factory=list)
+    referee: _Referee | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -124,7 +145,7 @@ class PlayerServer:
         self.executor = ThreadPoolExecutor(workers, thread_name_prefix="gdl-player")
         self.random = random.Random(seed)
         self._background: set[asyncio.Task[None]] = set()
-        self._games: dict[str, asyncio.Future[Game]] = {}
+        self._checks: dict[str, asyncio.Future[tuple[str, ...]]] = {}
 
     # -- HTTP ------------------------------------------------------------------------------
 
@@ -198,7 +219,7 @@ class PlayerServer:
                 status = "busy" if len(self.matches) >= self.capacity else "available"
                 return f"((name {self.name}) (status {status}))"
             case Preview(rules, _):
-                await self._game(rules)
+                await self._roles(rules)
                 return "ready"
             case Start():
                 return await self._start(message, received)
@@ -212,19 +233,16 @@ class PlayerServer:
     def _deadline(self, received: float, clock: float) -> float:
         return received + clock - min(self.margin, clock / 4)
 
-    async def _game(self, rules: str) -> Game:
-        """The server's copy of the game with these rules. Managers start many matches of one game at
-        once, so games are kept by their rules text (parsing a game costs far more than a message)."""
-        future = self._games.pop(rules, None)
+    async def _roles(self, rules: str) -> tuple[str, ...]:
+        """The roles of a game, once its rules pass the checker. Managers start many matches of one game
+        at once, so the outcome is kept by rules text."""
+        future = self._checks.pop(rules, None)
         if future is None:
-            future = self._call(parse, rules, self.engine)
-        self._games[rules] = future  # the most recently used last
-        while len(self._games) > KEPT_GAMES:
-            del self._games[next(iter(self._games))]
-        try:
-            return await asyncio.shield(future)
-        except InvalidGameError as problem:
-            raise ProtocolError(f"the rules fail the checker: {problem}") from None
+            future = self._call(_checked_roles, rules)
+        self._checks[rules] = future  # the most recently used last
+        while len(self._checks) > KEPT_CHECKS:
+            del self._checks[next(iter(self._checks))]
+        return await asyncio.shield(future)
 
     def _session(self, match_id: str, what: str) -> _Session:
         try:
@@ -232,25 +250,28 @@ class PlayerServer:
         except KeyError:
             raise ProtocolError(f"{what} for unknown match id {match_id!r} (no START seen for it)") from None
 
+    def _drop(self, match_id: str) -> None:
+        session = self.matches.pop(match_id)
+        self._in_background(self._stop_player(session, None))
+
     def _forget_abandoned(self, now: float) -> None:
         """Drop matches whose manager has been silent far longer than a turn: it will not STOP them."""
         for match_id, session in list(self.matches.items()):
             if now - session.last_seen > ABANDONED_AFTER + 10 * session.play_clock:
                 logger.warning("forgetting match %s: silent for %.0f s", match_id, now - session.last_seen)
-                del self.matches[match_id]
-                self._in_background(self._in_thread(session.seat.close))
+                self._drop(match_id)
 
     async def _start(self, start: Start, received: float) -> str:
         self._forget_abandoned(received)
         if start.match_id in self.matches:
             raise ProtocolError(f"START for match id {start.match_id!r}, which is already running")
-        game = await self._game(start.rules)
-        if start.role not in game.roles:
+        roles = await self._roles(start.rules)
+        if start.role not in roles:
             raise ProtocolError(
-                f"START with role {start.role!r}, not a role of the game ({', '.join(game.roles)})"
+                f"START with role {start.role!r}, not a role of the game ({', '.join(roles)})"
             )
         seat = self.seat_kind(self.make_player, start.rules, start.role, self.engine)
-        session = _Session(game, start.role, seat, start.play_clock, game.initial_state())
+        session = _Session(start.rules, roles, start.role, seat, start.play_clock)
         self.matches[start.match_id] = session
         deadline = self._deadline(received, start.start_clock)
         session.busy = self._call(
@@ -271,47 +292,88 @@ class PlayerServer:
         except TimeoutError:
             logger.warning("player %s overran its deadline in %s", session.role, what)
             return False
-        except ProtocolError as problem:  # from a player process, which has no traceback to show
+        except ValueError as problem:  # bad input, or a failure reported by a player process
             logger.warning("player %s failed in %s: %s", session.role, what, problem)
         except Exception:
             logger.exception("player %s failed in %s", session.role, what)
         session.busy = None
         return True
 
-    def _advance(self, session: _Session, moves: tuple[Term, ...] | None, what: str) -> None:
-        """Play the previous joint move, as the manager reports it, on the session's state."""
+    def _note(self, session: _Session, moves: tuple[Term, ...] | None, what: str) -> None:
+        """Add the previous joint move, as the manager reports it, to the history of the match."""
         if moves is None:
-            if session.turn:
-                raise ProtocolError(f"{what} with NIL moves after turn {session.turn}")
+            if session.history:
+                raise ProtocolError(f"{what} with NIL moves after {len(session.history)} joint move(s)")
             return
-        roles = session.game.roles
-        if len(moves) != len(roles):
-            raise ProtocolError(f"{what} with {len(moves)} move(s) for {len(roles)} role(s)")
-        try:
-            session.state = session.state.next(dict(zip(roles, moves, strict=True)))
-        except (IllegalMoveError, GameDefinitionError, UnknownRoleError) as problem:
-            raise ProtocolError(f"{what} with moves this player cannot follow: {problem}") from None
-        session.unheard.append(moves)
+        if len(moves) != len(session.roles):
+            raise ProtocolError(f"{what} with {len(moves)} move(s) for {len(session.roles)} role(s)")
+        session.history.append(moves)
+
+    async def _follow(self, session: _Session, deadline: float) -> tuple[Term, ...] | None:
+        """Have the seat follow the match; its legal moves, or None when the seat is busy."""
+        if not await self._settle(session, deadline, "a previous call"):
+            return None
+        following = session.busy = self._call(session.seat.follow, session.history[session.heard :])
+        if not await self._settle(session, deadline, "following the moves"):
+            return None
+        if (problem := following.exception()) is not None:
+            raise _Unfollowable(str(problem))
+        session.heard = len(session.history)
+        legal: tuple[Term, ...] = following.result()
+        return legal
+
+    async def _referee_legal(self, session: _Session, deadline: float) -> tuple[Term, ...] | None:
+        """The legal moves by the server's own follower of the match, if it finds them by ``deadline``."""
+        referee = session.referee = session.referee or _Referee(session.rules, session.role, self.engine)
+        for _ in range(2):  # a call left over from an earlier turn, then the call for this turn
+            if referee.pending is None or referee.pending.done():
+                referee.pending = self._call(referee.legal, tuple(session.history))
+            pending = referee.pending
+            try:
+                legal = await asyncio.wait_for(asyncio.shield(pending), max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                return None
+            except Exception as problem:
+                raise _Unfollowable(str(problem)) from None
+            if referee.followed == len(session.history):
+                return legal
+        return None
 
     async def _play(self, session: _Session, moves: tuple[Term, ...] | None, received: float) -> str:
         session.last_seen = received
         async with session.lock:
-            self._advance(session, moves, "PLAY")
-            session.turn += 1
-            state = session.state
-            if state.is_terminal():
-                raise ProtocolError("PLAY in a terminal state: the game is over")
+            self._note(session, moves, "PLAY")
             deadline = self._deadline(received, session.play_clock)
+            referee = None
+            if session.busy is not None and not session.busy.done():
+                # The player is still on an earlier call: ask the referee at once, in case it stays busy.
+                referee = asyncio.ensure_future(self._referee_legal(session, deadline))
+                referee.add_done_callback(_quietly)
+            try:
+                legal = await self._follow(session, deadline)
+                if legal is None:
+                    legal = await (referee or self._referee_legal(session, deadline))
+                elif referee is not None:
+                    referee.cancel()
+            except _Unfollowable as problem:
+                # Refuse the message: the match goes on as if it had not come.
+                if moves is not None:
+                    session.history.pop()
+                raise ProtocolError(f"PLAY with moves this player cannot follow: {problem}") from None
+            if legal is None:
+                raise ProtocolError("the player is busy and the legal moves were not found in time")
+            if not legal:
+                raise ProtocolError("PLAY in a terminal state: the game is over")
+            session.turn += 1
             move: Term | None = None
-            if await self._settle(session, deadline, "a previous call"):
-                busy = session.busy = self._call(session.seat.play, tuple(session.unheard), deadline)
-                session.unheard.clear()
+            if session.busy is None:  # the seat has followed the match: its player may choose
+                choosing = session.busy = self._call(session.seat.play, deadline)
                 if await self._settle(session, deadline, f"play (turn {session.turn})"):
-                    move = _result(busy)
-            if move is None or not state.is_legal(session.role, move):
+                    move = _result(choosing)
+            if move not in legal:
                 if move is not None:
                     logger.warning("player %s chose the illegal move %s", session.role, move)
-                move = self.random.choice(state.legal_moves(session.role))
+                move = self.random.choice(legal)
                 logger.warning(
                     "answering turn %d for %s with the random move %s", session.turn, session.role, move
                 )
@@ -320,24 +382,41 @@ class PlayerServer:
     async def _finish(self, match_id: str, moves: tuple[Term, ...] | None, reply: str) -> str:
         what = "STOP" if reply == "done" else "ABORT"
         session = self._session(match_id, what)
-        del self.matches[match_id]
         try:
             if moves is not None:
-                self._advance(session, moves, what)
+                self._note(session, moves, what)
         except ProtocolError as problem:
             logger.warning("%s: %s", match_id, problem)
+        del self.matches[match_id]
         # The player is told in the background: nobody waits for its last words.
         self._in_background(self._stop_player(session, completed=reply == "done"))
         return reply
 
-    async def _stop_player(self, session: _Session, completed: bool) -> None:
+    async def _stop_player(self, session: _Session, completed: bool | None) -> None:
+        """Tell the player the match is over (``completed`` None: say nothing) and free its seat."""
         try:
-            if await self._settle(session, time.monotonic() + session.play_clock, "its last call"):
-                await self._in_thread(session.seat.finish, tuple(session.unheard), completed)
+            if completed is not None and await self._settle(
+                session, time.monotonic() + session.play_clock, "its last call"
+            ):
+                await self._in_thread(session.seat.finish, session.history[session.heard :], completed)
         except Exception:
             logger.exception("player %s failed to stop", session.role)
         finally:
             await self._in_thread(session.seat.close)
+
+
+def _quietly(task: asyncio.Future[Any]) -> None:
+    """Retrieve the outcome of a task nobody awaits, so that asyncio does not report it as lost."""
+    if not task.cancelled():
+        task.exception()
+
+
+def _checked_roles(rules: str) -> tuple[str, ...]:
+    """The roles of the game, in order; raises :class:`ProtocolError` when the checker finds errors."""
+    result = check_text(rules)
+    if result.checked is None:
+        raise ProtocolError(f"the rules fail the checker: {InvalidGameError(result.diagnostics)}")
+    return tuple(sorted_roles(result.checked))
 
 
 def _result(future: asyncio.Future[Any]) -> Term | None:
