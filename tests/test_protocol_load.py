@@ -52,3 +52,31 @@ def test_twenty_concurrent_matches_against_one_player_server(tmp_path: Path) -> 
     assert not [r.start_errors for r in records if r.start_errors], log.read_text()[-3000:]
     # Random moves for players that overran are fine; random moves for players that failed are not.
     assert "Traceback" not in log.read_text() and "failed in" not in log.read_text()
+
+
+#: Small corpus games of one to four roles, turn-taking and simultaneous.
+CORPUS_GAMES = (
+    "2pffa",
+    "3pconnectfour",
+    "4pttc",
+    "biddingtictactoe",
+    "blocker",
+    "chomp",
+    "connectfour",
+    "eightpuzzle",
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CORPUS_GAMES)
+def test_corpus_games_over_the_network(name: str, corpus: Path) -> None:
+    game = gdl.load(corpus / "games" / f"{name}.kif")
+    with serve_process("--player", "mcts", "--capacity", "4") as url, Network() as network:
+        record = host(game, dict.fromkeys(game.roles, url), 10.0, 1.0, network=network, seed=1, max_steps=100)
+    assert record.start_errors == {} and all(not e for step in record.errors for e in step.values())
+    state = game.initial_state()
+    for moves in record.moves:
+        state = state.next(moves)
+    assert record.completed == state.is_terminal()
+    if record.completed:
+        assert record.goals == state.goals()
