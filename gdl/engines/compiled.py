@@ -95,14 +95,27 @@ class _Writer:
             text = self._gate(node, depth)
         return text if positive else f"not ({text})"
 
-    def expression(self, node: int, depth: int = 0) -> str:
+    def expression(self, node: int, depth: int = 0, known: int = 0) -> str:
+        """The gate's expression; ``known`` has the base propositions already known to hold."""
         kind = self._kind(node)
         if kind is Gate.NOT:
             return self.operand(node, depth)
         conjunction = kind is Gate.AND
         masks = {("s", True): 0, ("s", False): 0, ("d", True): 0, ("d", False): 0}
         parts: list[str] = []
-        for arg in self.net.args[node - self.first_gate]:
+        args = self.net.args[node - self.first_gate]
+        if not conjunction and depth < _MAX_NESTING:
+            # Conjunctions of base propositions under a disjunction are tested by a decision on the
+            # proposition most of them read (e.g. the lines through a cell of a board).
+            factorable = [arg for arg in args if self._factorable(arg)]
+            if len(factorable) >= 4:
+                items = [
+                    (self._factorable(arg), self.expression(arg, depth + 1, self._factorable(arg)))
+                    for arg in factorable
+                ]
+                parts.append(_decide(items))
+                args = tuple(arg for arg in args if not self._factorable(arg))
+        for arg in args:
             target, positive = self._literal(arg)
             if target < self.first_input:
                 masks[("s", positive)] |= 1 << target
@@ -111,6 +124,8 @@ class _Writer:
             else:
                 gate = self._gate(target, depth)
                 parts.append(gate if positive else f"not {gate}")
+        if conjunction:
+            masks[("s", True)] &= ~known
         tests = []
         for (var, positive), mask in masks.items():
             if not mask:
@@ -146,19 +161,49 @@ class _Writer:
             lines.append("            break")
         return lines
 
+    def _factorable(self, node: int) -> int:
+        """The base propositions a conjunction written into an output's test reads positively."""
+        if node < self.first_gate or node not in self.inline or self._kind(node) is not Gate.AND:
+            return 0
+        mask = 0
+        for arg in self.net.args[node - self.first_gate]:
+            if arg < self.first_input:
+                mask |= 1 << arg
+        return mask
+
+    def _term(self, bit: int, node: int, known: int) -> str:
+        test = self.expression(node, 1, known) if known else self.operand(node)
+        return f"({1 << bit:#x} if {test} else 0)"
+
     def mask(self, name: str, bits: Sequence[tuple[int, int]]) -> list[str]:
-        """Statements setting ``name`` to the int with bit ``k`` set when node ``n`` holds, for (k, n)."""
-        terms = []
-        for bit, node in bits:
-            if node == FALSE:
-                continue
-            if node == TRUE:
-                terms.append(f"{1 << bit:#x}")
-            else:
-                terms.append(f"({1 << bit:#x} if {self.operand(node)} else 0)")
+        """Statements setting ``name`` to the int with bit ``k`` set when node ``n`` holds, for (k, n).
+
+        The outputs whose tests share a base proposition (e.g. whose turn it is) are tested under one
+        test of it, so that they cost nothing in the states where it does not hold.
+        """
+        counts: Counter[int] = Counter()
+        for _, node in bits:
+            mask = self._factorable(node)
+            while mask:
+                low = mask & -mask
+                counts[low] += 1
+                mask ^= low
+        shared, count = counts.most_common(1)[0] if counts else (0, 0)
+        if count < 4:
+            shared = 0
+        plain = [
+            f"{1 << bit:#x}" if node == TRUE else self._term(bit, node, 0)
+            for bit, node in bits
+            if node != FALSE and not self._factorable(node) & shared
+        ]
+        grouped = [self._term(bit, node, shared) for bit, node in bits if self._factorable(node) & shared]
         lines = [f"    {name} = 0"]
-        for start in range(0, len(terms), _CHUNK):
-            lines.append(f"    {name} |= " + " | ".join(terms[start : start + _CHUNK]))
+        for start in range(0, len(plain), _CHUNK):
+            lines.append(f"    {name} |= " + " | ".join(plain[start : start + _CHUNK]))
+        if grouped:
+            lines.append(f"    if s & {shared:#x}:")
+            for start in range(0, len(grouped), _CHUNK):
+                lines.append(f"        {name} |= " + " | ".join(grouped[start : start + _CHUNK]))
         return lines
 
 
@@ -187,6 +232,29 @@ def generate(net: PropNet) -> str:
     lines += writer.mask("state", changing)
     lines.append(f"    return state | s & {identity:#x}")
     return "\n".join(lines) + "\n"
+
+
+def _decide(items: list[tuple[int, str]]) -> str:
+    """A disjunction of conjunctions ``s & mask == mask and rest``, deciding first on the shared bits."""
+    decided = []
+    while items:
+        counts: Counter[int] = Counter()
+        for mask, _ in items:
+            while mask:
+                low = mask & -mask
+                counts[low] += 1
+                mask ^= low
+        shared, count = counts.most_common(1)[0] if counts else (0, 0)
+        if count < 3:
+            for mask, rest in items:
+                tests = [f"s & {mask:#x} == {mask:#x}"] if mask else []
+                tests += [] if rest == "True" else [f"({rest})"]
+                decided.append("(" + (" and ".join(tests) or "True") + ")")
+            break
+        inner = _decide([(mask & ~shared, rest) for mask, rest in items if mask & shared])
+        decided.append(f"(s & {shared:#x} != 0 and ({inner}))")
+        items = [(mask, rest) for mask, rest in items if not mask & shared]
+    return " or ".join(decided)
 
 
 class CompiledReasoner:

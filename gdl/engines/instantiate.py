@@ -285,7 +285,7 @@ class _Budget:
     def atoms(self, count: int) -> None:
         if count > self.max_atoms:
             raise GameTooLargeError(
-                f"cannot instantiate {self.what!r}: more than {self.max_atoms} ground atoms"
+                f"cannot instantiate {self.what!r}: more than {self.max_atoms} ground atoms or rules"
             )
 
 
