@@ -113,3 +113,11 @@ def test_network_prints_sizes_and_exports_graphs(tmp_path: Path, capsys: pytest.
 def test_network_says_when_a_game_is_too_large(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["network", str(ROOT / "games" / "tictactoe.kif"), "--max-atoms", "20"]) == 1
     assert "more than 20 ground atoms" in capsys.readouterr().err
+
+
+def test_network_table_has_a_row_per_game(capsys: pytest.CaptureFixture[str]) -> None:
+    games = [str(ROOT / "games" / name) for name in ("tictactoe.kif", "nim.kif")]
+    assert main(["network", *games, "--table"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].startswith("| game | CPU s |") and len(rows) == 4
+    assert rows[2].startswith("| tictactoe |") and rows[3].startswith("| nim |")

@@ -2,7 +2,7 @@
 
 Prints the grounding cost and the network's size; ``--dot FILE`` or ``--graphml FILE`` writes the
 network for a graph viewer (Graphviz, yEd, Gephi). Base propositions, inputs and outputs are labelled
-with their atoms.
+with their atoms. ``--table`` prints one Markdown table row per game instead (for many games at once).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from gdl.errors import GameTooLargeError
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("network", help="instantiate a game and show its propositional network")
-    parser.add_argument("game", metavar="GAME", help="GDL file (.kif)")
+    parser.add_argument("games", nargs="+", metavar="GAME", help="GDL file (.kif)")
+    parser.add_argument("--table", action="store_true", help="one Markdown table row per game")
     parser.add_argument("--dot", metavar="FILE", help="write the network as Graphviz DOT")
     parser.add_argument("--graphml", metavar="FILE", help="write the network as GraphML")
     parser.add_argument(
@@ -77,8 +78,22 @@ def _dot(net: PropNet) -> str:
     return "\n".join(lines) + "\n"
 
 
+_HEADER = (
+    "| game | CPU s | relaxed atoms | ground rules | base | input | and | or | not | edges |\n"
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+)
+
+
 def run(args: argparse.Namespace) -> int:
-    path = Path(args.game)
+    if args.table:
+        print(_HEADER)
+    status = 0
+    for name in args.games:
+        status = max(status, _one(Path(name), args))
+    return status
+
+
+def _one(path: Path, args: argparse.Namespace) -> int:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as problem:
@@ -89,14 +104,27 @@ def run(args: argparse.Namespace) -> int:
         for diagnostic in result.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
         return 1
+    started = time.process_time()
     try:
         grounding = instantiate(result.checked, args.max_atoms, args.max_seconds)
     except GameTooLargeError as problem:
+        if args.table:
+            spent = time.process_time() - started
+            print(f"| {path.stem} | {spent:.2f} | too large: {str(problem).split(': ', 1)[-1]} |||||||")
+            return 0
         print(f"gdl network: {problem}", file=sys.stderr)
         return 1
     started = time.process_time()
     net = build(grounding)
     built = time.process_time() - started
+    sizes = net.sizes()
+    if args.table:
+        counts = " | ".join(str(sizes[k]) for k in ("base", "input", "and", "or", "not", "edges"))
+        print(
+            f"| {path.stem} | {grounding.seconds + built:.2f} | {grounding.relaxed_atoms} | "
+            f"{len(grounding.rules)} | {counts} |"
+        )
+        return 0
     print(f"game: {path.stem}")
     print(f"roles: {' '.join(net.roles)}")
     print(
@@ -104,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         f"{len(grounding.rules)} ground rules"
     )
     print(f"network: built in {built:.3f} s CPU, {net.size} nodes")
-    for name, count in net.sizes().items():
+    for name, count in sizes.items():
         print(f"  {name}: {count}")
     if args.dot:
         Path(args.dot).write_text(_dot(net), encoding="utf-8")
