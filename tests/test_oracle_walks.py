@@ -87,10 +87,20 @@ HEAVY = {
     "amazons": 8, "chess": 8, "chinesecheckers4": 8, "chinesecheckers6": 8, "crisscross": 8,
     "mummymaze1p": 20,
 }
-SLOW_GAMES = corpus_games(CORPUS) if (CORPUS / "games" / "INDEX.tsv").is_file() else []
+#: Games no bottom-up evaluator can run, with why.
+UNEVALUABLE = {
+    "sudoku": "the static relation exactlyfirst/10 has about 387 million facts (9 ** 9 choices of its "
+    "arguments); ours and clingo's bottom-up evaluation would materialise every one",
+}
+SLOW_GAMES = [
+    pytest.param(path, marks=pytest.mark.skip(reason=UNEVALUABLE[path.stem]), id=path.stem)
+    if path.stem in UNEVALUABLE
+    else pytest.param(path, id=path.stem)
+    for path in (corpus_games(CORPUS) if (CORPUS / "games" / "INDEX.tsv").is_file() else [])
+]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", SLOW_GAMES, ids=lambda path: path.stem)
+@pytest.mark.parametrize("path", SLOW_GAMES)
 def test_every_corpus_game_agrees_with_clingo(path: Path) -> None:
     assert disagreements(path, seed=1, max_steps=HEAVY.get(path.stem, 200)) == []
