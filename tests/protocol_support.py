@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import itertools
+import os
 import select
 import subprocess
 import sys
@@ -55,6 +56,15 @@ class Stuck(Player):
     def play(self, state: State, deadline: float) -> Term:
         time.sleep(max(0.0, deadline - time.monotonic()) + 2.0)
         return state.legal_moves(self.role)[0]
+
+
+class Dying(Player):
+    """Ends its whole process when asked for a move."""
+
+    name = "dying"
+
+    def play(self, state: State, deadline: float) -> Term:
+        os._exit(3)
 
 
 class Crashing(Player):

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from protocol_support import Crashing, FirstLegal, Overrunning, Stuck, request, serving
+from protocol_support import Crashing, Dying, FirstLegal, Overrunning, Stuck, request, serving
 
 import gdl
 from gdl.protocol.server import PlayerServer
@@ -157,10 +157,11 @@ def test_each_exchange_is_logged_at_debug_level(url: str, caplog: pytest.LogCapt
     assert any("-> ((name tester) (status available))" in line for line in lines)
 
 
-def test_a_player_still_busy_from_the_last_turn_gets_a_legal_move_from_the_referee() -> None:
+@pytest.mark.parametrize(("kind", "processes"), [(Stuck, False), (Dying, True)], ids=["stuck", "dead"])
+def test_a_stuck_or_dead_player_gets_legal_moves_from_the_referee(kind: type, processes: bool) -> None:
     text = rules("tictactoe.kif")
     game = gdl.parse(text)
-    with serving(PlayerServer(Stuck, margin=0.2)) as url:
+    with serving(PlayerServer(kind, margin=0.2, processes=processes)) as url:
         assert post(url, f"(START stuck xplayer ({text}) 5 1)") == (200, "ready")
         state = game.initial_state()
         moves = "NIL"

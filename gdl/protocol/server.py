@@ -127,7 +127,7 @@ class PlayerServer:
         name: str = "gdl",
         margin: float = 0.5,
         capacity: int = 1,
-        workers: int = 64,
+        workers: int = 256,
         engine: str = "auto",
         seed: int | None = None,
         processes: bool = False,
@@ -310,14 +310,13 @@ class PlayerServer:
         session.history.append(moves)
 
     async def _follow(self, session: _Session, deadline: float) -> tuple[Term, ...] | None:
-        """Have the seat follow the match; its legal moves, or None when the seat is busy."""
+        """Have the seat follow the match; its legal moves, or None when the seat is busy or failed (the
+        referee then tells whether the moves were illegal or the player is broken)."""
         if not await self._settle(session, deadline, "a previous call"):
             return None
         following = session.busy = self._call(session.seat.follow, session.history[session.heard :])
-        if not await self._settle(session, deadline, "following the moves"):
+        if not await self._settle(session, deadline, "following the moves") or following.exception():
             return None
-        if (problem := following.exception()) is not None:
-            raise _Unfollowable(str(problem))
         session.heard = len(session.history)
         legal: tuple[Term, ...] = following.result()
         return legal
