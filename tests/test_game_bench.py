@@ -1,0 +1,35 @@
+"""``gdl bench``: one RESULT line with consistent figures."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gdl.cli import main
+
+
+def test_bench_prints_one_result_line(capsys: pytest.CaptureFixture[str]) -> None:
+    arguments = ["bench", "games/tictactoe.kif", "--seconds", "0.3", "--seed", "1", "--engine", "datalog"]
+    assert main(arguments) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1
+    found = re.fullmatch(
+        r"RESULT reasoner=gdl game=tictactoe playouts=(\d+) secs=([\d.]+) cpu_secs=([\d.]+) "
+        r"playouts_per_cpu_s=([\d.]+) states_per_cpu_s=([\d.]+) avg_depth=([\d.]+)",
+        lines[0],
+    )
+    assert found is not None, lines[0]
+    playouts, secs, cpu, per_cpu, states_per_cpu, depth = map(float, found.groups())
+    assert playouts >= 1 and secs >= 0.3
+    # A game of tic-tac-toe lasts 5 to 9 moves.
+    assert 5 <= depth <= 9
+    # cpu_secs is printed to 0.01 s.
+    assert playouts / (cpu + 0.005) <= per_cpu * 1.001
+    assert per_cpu <= playouts / max(cpu - 0.005, 1e-9) * 1.001
+    assert states_per_cpu == pytest.approx(per_cpu * (depth + 1), rel=0.05)
+
+
+def test_bench_reports_a_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "games/no-such-game.kif", "--seconds", "0.1"]) == 2
+    assert "no-such-game.kif" in capsys.readouterr().err
