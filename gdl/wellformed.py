@@ -256,7 +256,6 @@ class _Analysis:
         self.best: dict[str, tuple[int, Moves]] = {}
         # The longest play from each node, filled in by find_cycle when it finds no cycle.
         self.longest: list[int] = []
-        self.cycle_found = False
         self.complete = False
         self.interrupted = False
         self.simulation: Simulation | None = None
@@ -452,7 +451,6 @@ class _Analysis:
             return
         start, moves = self.shortest_cycle()
         prefix = self.path(start)
-        self.cycle_found = True
         self.fail(
             "terminating",
             f"a cycle of {len(moves)} joint move(s) returns to a reachable non-terminal state",
@@ -566,7 +564,6 @@ class _Analysis:
                 moves.append(_text(joint))
                 state = state.next(dict(zip(self.roles, joint, strict=True)))
                 if state in seen:
-                    self.cycle_found = True
                     start = seen[state]
                     self.fail(
                         "terminating",
@@ -595,8 +592,6 @@ class _Analysis:
         decided_true: Verdict = True if self.complete else None
         verdicts = {name: (False if name in self.failures else decided_true) for name in PROPERTIES}
         verdicts["weakly_winnable"], verdicts["strongly_winnable"] = weak, strong
-        if self.cycle_found:
-            verdicts["terminating"] = False
         longest_play = None
         if verdicts["terminating"] is True and self.nodes:
             longest_play = self.longest[0]
