@@ -254,7 +254,7 @@ class _Analysis:
         self.failures: dict[str, Counterexample] = {}
         # Per role: the best goal value seen in a terminal state and the moves that reach it.
         self.best: dict[str, tuple[int, Moves]] = {}
-        # The longest play from each node, filled in by find_cycle when it finds no cycle.
+        # The longest play from each node, filled in by has_cycle when there is none.
         self.longest: list[int] = []
         self.complete = False
         self.interrupted = False
