@@ -21,7 +21,10 @@ QUICK = (
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 
 #: States evaluated by one clingo run (one grounding of the whole chunk).
-CHUNK = 5
+#: Each run grounds the static rules again, so chunks are as large as memory allows.
+CHUNK = 50
+#: The chunk size for games where each state's relations are large (see HEAVY).
+HEAVY_CHUNK = 5
 
 
 def corpus_games(corpus: Path) -> list[Path]:
@@ -59,8 +62,9 @@ def disagreements(path: Path, seed: int, max_steps: int) -> list[str]:
         moves.append(dict(zip(game.roles, joint, strict=True)))
         state = reasoner.next(state, joint)
     steps = []
-    for start in range(0, len(states), CHUNK):
-        steps += oracle.evaluate(states[start : start + CHUNK], moves[start : start + CHUNK])
+    chunk = HEAVY_CHUNK if path.stem in HEAVY else CHUNK
+    for start in range(0, len(states), chunk):
+        steps += oracle.evaluate(states[start : start + chunk], moves[start : start + chunk])
     for i, ((legal, terminal, goals), step) in enumerate(zip(ours, steps, strict=True)):
         where = f"{path.stem} seed {seed} step {i}"
         for r, role in enumerate(game.roles):
