@@ -87,13 +87,13 @@ class _Writer:
         if node == FALSE:
             return "False"
         node, positive = self._literal(node)
+        test = "!=" if positive else "=="
         if node < self.first_input:
-            text = f"s & {1 << node:#x} != 0"
-        elif node < self.first_gate:
-            text = f"d & {1 << (node - self.first_input):#x} != 0"
-        else:
-            text = self._gate(node, depth)
-        return text if positive else f"not ({text})"
+            return f"s & {1 << node:#x} {test} 0"
+        if node < self.first_gate:
+            return f"d & {1 << (node - self.first_input):#x} {test} 0"
+        text = self._gate(node, depth)
+        return text if positive else f"not {text}"
 
     def expression(self, node: int, depth: int = 0, known: int = 0) -> str:
         """The gate's expression; ``known`` has the base propositions already known to hold."""
@@ -281,6 +281,12 @@ class CompiledReasoner:
             (role, term_of(move)): 1 << j for j, (role, move) in enumerate(self.net.moves)
         }
         self._legal_terms = [tuple(term_of(m) for m, _ in entries) for entries in self.net.legal]
+        # The moves handed out by legal() are found by identity, without hashing the terms.
+        self._input_by_identity = [
+            {id(term): self._input_of[(role, term)] for term in terms}
+            for role, terms in enumerate(self._legal_terms)
+        ]
+        self._goal_cache: tuple[int, tuple[int, ...]] = (-1, ())
         self._goal_terms = [tuple(term_of(v) for v, _ in entries) for entries in self.net.goals]
         self._decoded: dict[tuple[int, int], tuple[Term, ...]] = {}
         self._cache: dict[int, tuple[bool, tuple[int, ...]]] = {}
@@ -331,12 +337,14 @@ class CompiledReasoner:
         return self.analyse(state)[0]
 
     def goals(self, state: int, role: int) -> tuple[Term, ...]:
-        return self._decode(self._goal_terms, role, self._goals(state)[role])  # type: ignore[operator]
+        if self._goal_cache[0] != state:
+            self._goal_cache = (state, self._goals(state))  # type: ignore[operator]
+        return self._decode(self._goal_terms, role, self._goal_cache[1][role])
 
     def next(self, state: int, moves: Sequence[Term]) -> int:
         does = 0
         for role, move in enumerate(moves):
-            bit = self._input_of.get((role, move))
+            bit = self._input_by_identity[role].get(id(move)) or self._input_of.get((role, move))
             if bit is None:
                 raise GameDefinitionError(
                     f"move {str(move)!r} of role {self.roles[role]!r} can never be legal"
