@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from gdl.check import CheckedProgram
-from gdl.check.stratify import Stratum
 from gdl.datalog.plan import (
     DELTA,
     OUT,
@@ -104,10 +103,12 @@ class _CompiledRule:
 
 @dataclass(frozen=True, slots=True)
 class CompiledStratum:
-    """A stratum's rules as join functions; ``variants`` are the semi-naive ones of a recursive stratum."""
+    """A stratum's rules as join functions; ``variants`` are the semi-naive ones of a recursive stratum.
 
-    number: int
-    source: Stratum
+    A ``direct`` stratum is not recursive, reads none of its own relations and is the only one defining
+    them: its rules add facts straight into fresh sets.
+    """
+
     heads: tuple[str, ...]
     rules: tuple[_CompiledRule, ...]
     variants: tuple[tuple[str, _CompiledRule], ...]  # (delta relation read, rule)
@@ -198,7 +199,7 @@ class Evaluator:
         }
         # Such a stratum adds its facts straight into fresh sets: nothing reads or indexes them meanwhile.
         direct = not source.recursive and not reads & set(heads) and set(heads) <= self._single_stratum
-        return CompiledStratum(number, source, heads, tuple(rules), tuple(variants), direct)
+        return CompiledStratum(heads, tuple(rules), tuple(variants), direct)
 
     def replan(self, numbers: Iterable[int]) -> None:
         """Forget the compiled rules of these strata: they are planned again when next run."""

@@ -300,20 +300,6 @@ class RulePlanner:
             code.fetches.append((local, relation, spec))
         return local
 
-    def shape(self, atom: Atom) -> Shape:
-        """The functors an atom's compound arguments ask for, as (path, functor id) pairs."""
-        found: list[tuple[Path, int]] = []
-
-        def visit(term: Term, path: Path) -> None:
-            if isinstance(term, Function):
-                found.append((path, self.table.functor_id(term.name, len(term.args))))
-                for i, arg in enumerate(term.args):
-                    visit(arg, (*path, i))
-
-        for i, arg in enumerate(atom.args):
-            visit(arg, (i,))
-        return tuple(found)
-
     def key_of(self, fact: Fact, shape: Shape, paths: tuple[Path, ...]) -> tuple[int, ...] | None:
         """The ids at ``paths`` of a fact, or None when the fact does not have the shape."""
         functor, args = self.table.functor, self.table.args
