@@ -117,11 +117,11 @@ def test_moves_the_player_cannot_follow_are_refused(url: str) -> None:
 def test_a_late_or_failing_player_still_answers_a_legal_move_in_time(kind: type, processes: bool) -> None:
     text = rules("buttons.kif")
     game = gdl.parse(text)
-    with serving(PlayerServer(kind, margin=0.2, processes=processes)) as url:
-        assert post(url, f"(START m robot ({text}) 5 1)") == (200, "ready")
+    with serving(PlayerServer(kind, margin=0.5, processes=processes)) as url:
+        assert post(url, f"(START m robot ({text}) 5 2)") == (200, "ready")
         sent = time.monotonic()
         status, move = post(url, "(PLAY m NIL)")
-        assert time.monotonic() - sent < 1.0  # within the play clock, whatever the player does
+        assert time.monotonic() - sent < 2.0  # within the play clock, whatever the player does
         assert status == 200 and game.initial_state().is_legal("robot", move)
         assert post(url, "(ABORT m)") == (200, "aborted")
 
@@ -161,14 +161,14 @@ def test_each_exchange_is_logged_at_debug_level(url: str, caplog: pytest.LogCapt
 def test_a_stuck_or_dead_player_gets_legal_moves_from_the_referee(kind: type, processes: bool) -> None:
     text = rules("tictactoe.kif")
     game = gdl.parse(text)
-    with serving(PlayerServer(kind, margin=0.2, processes=processes)) as url:
-        assert post(url, f"(START stuck xplayer ({text}) 5 1)") == (200, "ready")
+    with serving(PlayerServer(kind, margin=0.5, processes=processes)) as url:
+        assert post(url, f"(START stuck xplayer ({text}) 5 2)") == (200, "ready")
         state = game.initial_state()
         moves = "NIL"
         for _ in range(3):
             sent = time.monotonic()
             status, move = post(url, f"(PLAY stuck {moves})")
-            assert time.monotonic() - sent < 1.0
+            assert time.monotonic() - sent < 2.0
             assert status == 200 and state.is_legal("xplayer", move)
             joint = {"xplayer": move, "oplayer": str(state.legal_moves("oplayer")[0])}
             state = state.next(joint)
