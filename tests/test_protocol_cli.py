@@ -76,6 +76,10 @@ def test_host_refuses_a_broken_game(tmp_path: Path, capsys: pytest.CaptureFixtur
 def test_serve_refuses_a_bad_player_and_a_taken_port(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "--player", "wizard"]) == 2
     assert "unknown player kind" in capsys.readouterr().err
+    assert main(["serve", "--player", "random", "--margin", "-1"]) == 2
+    assert "--margin must not be negative" in capsys.readouterr().err
+    assert main(["host", TICTACTOE, "-p", "xplayer=random", "-p", "oplayer=random", "--playclock", "0"]) == 2
+    assert "clocks must be positive" in capsys.readouterr().err
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

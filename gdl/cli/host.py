@@ -73,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
     game = load_game(args.game, args.engine, "host")
     if game is None:
         return 2
-    if args.startclock <= 0 or args.playclock <= 0:
-        print("gdl host: the clocks must be positive", file=sys.stderr)
+    if args.startclock <= 0 or args.playclock <= 0 or args.grace < 0:
+        print("gdl host: the clocks must be positive and --grace must not be negative", file=sys.stderr)
         return 2
     configure_logging(args.verbose)
     try:

@@ -81,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
     if kind == "human":
         print("gdl serve: a human player cannot be served (it reads the terminal)", file=sys.stderr)
         return 2
+    if args.margin < 0 or args.capacity < 1:
+        print("gdl serve: --margin must not be negative and --capacity must be at least 1", file=sys.stderr)
+        return 2
     configure_logging(args.verbose)
     server = PlayerServer(
         partial(make_player, args.player, args.seed),
