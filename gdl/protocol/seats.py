@@ -15,6 +15,7 @@ import gc
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -106,6 +107,8 @@ def _serve_seat(connection: multiprocessing.connection.Connection, seat: ThreadS
     # Below the server's priority: however hard the players search, the server answers in time.
     if hasattr(os, "nice"):
         os.nice(PLAYER_NICENESS)
+    # Ctrl-C at the terminal reaches every process of the group; the server ends its players itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A full collection walks every object, a search tree included, and in a busy machine such a pause
     # can outlast a deadline. So the collector is off while the player thinks; after each reply the
     # survivors are frozen (left out of later collections, still freed by reference counting).
