@@ -18,7 +18,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -38,15 +37,6 @@ T = TypeVar("T")
 
 #: Seconds a reply may arrive after its clock has run out and still count: the network's share.
 GRACE = 0.5
-
-
-@dataclass(frozen=True, slots=True)
-class Exchange:
-    """One message sent to a player: its reply (None when there was none) or the error, and the time."""
-
-    reply: str | None
-    error: str | None
-    seconds: float
 
 
 class Network:
@@ -69,17 +59,18 @@ class Network:
     def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
 
-    def send(self, url: str, message: Message, timeout: float) -> Exchange:
-        """Send ``message`` to ``url`` and wait for the reply, at most ``timeout`` seconds."""
+    def send(self, url: str, message: Message, timeout: float) -> str:
+        """Send ``message`` to ``url``; the reply, which must come within ``timeout`` seconds. Raises
+        :class:`ProtocolError` when it does not come, or is not a successful reply in UTF-8 text."""
         return self._run(self._send(url, message, max(timeout, 0.0)))
 
-    async def _send(self, url: str, message: Message, timeout: float) -> Exchange:
+    async def _send(self, url: str, message: Message, timeout: float) -> str:
         text = format_message(message)
         sent = time.monotonic()
 
-        def failed(error: str) -> Exchange:
+        def failed(error: str) -> ProtocolError:
             logger.debug("%s: %s", url, error)
-            return Exchange(None, error, time.monotonic() - sent)
+            return ProtocolError(error)
 
         logger.debug("%s <- %s", url, shorten(text))
         try:
@@ -92,18 +83,17 @@ class Network:
                 body = await response.read()
                 status = response.status
         except TimeoutError:
-            return failed(f"no reply within {timeout:.2f} s")
+            raise failed(f"no reply within {timeout:.2f} s") from None
         except aiohttp.ClientError as problem:
-            return failed(f"connection failed: {type(problem).__name__}: {problem}")
-        seconds = time.monotonic() - sent
+            raise failed(f"connection failed: {type(problem).__name__}: {problem}") from None
         try:
             reply = body.decode("utf-8")
         except UnicodeDecodeError:
-            return failed(f"reply is not UTF-8 text: {shorten(repr(body), 60)}")
-        logger.debug("%s -> %s (%.3f s)", url, shorten(reply), seconds)
+            raise failed(f"reply is not UTF-8 text: {shorten(repr(body), 60)}") from None
+        logger.debug("%s -> %s (%.3f s)", url, shorten(reply), time.monotonic() - sent)
         if status != 200:
-            return failed(f"HTTP {status}: {shorten(reply, 120)}")
-        return Exchange(reply.strip(), None, seconds)
+            raise failed(f"HTTP {status}: {shorten(reply, 120)}")
+        return reply.strip()
 
     def close(self) -> None:
         self._run(self._session.close())
@@ -160,10 +150,7 @@ class RemotePlayer(Player):
 
     def _send(self, message: Message, clock: float) -> str:
         # Give up within the runner's grace, so that a late call has ended before the next one is due.
-        exchange = self.network.send(self.url, message, clock + self.grace / 2)
-        if exchange.reply is None:
-            raise ProtocolError(exchange.error or "no reply")
-        return exchange.reply
+        return self.network.send(self.url, message, clock + self.grace / 2)
 
 
 def is_url(spec: str) -> bool:
