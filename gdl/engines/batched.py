@@ -233,7 +233,9 @@ class BatchedEngine:
         target -= running[block, lanes] - blocks[block, lanes]
         inside = np.cumsum(bits[block, :, lanes], axis=1, dtype=np.int16)
         offset = (inside <= target[:, None]).sum(axis=1)
-        return block * size + np.minimum(offset, size - 1), counts == 0
+        # Lanes without a legal move get some index in range (their move is not used).
+        choice = np.minimum(block * size + offset, len(self.legal_rows[role]) - 1)
+        return choice, counts == 0
 
     def load(self, states: Sequence[int]) -> None:
         """Put lane ``k`` in the state ``states[k]`` of the compiled engine (an int over the same bits)."""
@@ -282,6 +284,45 @@ class BatchedEngine:
             )
             for k in range(count)
         ]
+
+    def rollouts(self, states: Sequence[int]) -> npt.NDArray[np.int64]:
+        """Play each state (of the compiled engine) to the end at random, all at once (for a tree search).
+
+        The goal value of each role at the end, shape (len(states), roles); a playout cut at
+        :data:`MAX_DEPTH` or by a role without legal moves is scored where it stopped.
+        """
+        self.load(states)
+        roles = len(self.net.roles)
+        values = np.zeros((self.batch, roles), dtype=np.int64)
+        running = np.zeros(self.batch, dtype=bool)
+        running[: len(states)] = True
+        inputs = slice(self.net.first_input, self.net.first_gate)
+        fluents = len(self.net.fluents)
+        stuck = np.zeros(self.batch, dtype=bool)
+        while running.any():
+            self._run(self._analyse)
+            terminal = self._unpacked(np.array([self.terminal_row]))[0].astype(bool)
+            ended = running & (terminal | stuck | (self.depth >= MAX_DEPTH))
+            if ended.any():
+                self._run(self._goals)
+                for role, rows in enumerate(self.goal_rows):
+                    if len(rows):
+                        scores = self._unpacked(rows) * self.goal_values[role][: len(rows), None]
+                        values[ended, role] = scores.max(axis=0)[ended]
+                running &= ~ended
+            stuck[:] = False
+            self.rows[inputs] = 0
+            for role in range(roles):
+                choice, no_move = self._choose(role)
+                stuck |= no_move
+                np.bitwise_or.at(self.rows, (self.move_inputs[role][choice], self.lane_word), self.lane_bit)
+            self._run(self._successor)
+            # A lane stuck without a move keeps its state, to be scored where it stopped.
+            following = self.rows[self.next_rows]
+            keep = self._lane_mask(stuck)
+            self.rows[:fluents] = (following & ~keep) | (self.rows[:fluents] & keep)
+            self.depth += 1
+        return values[: len(states)]
 
     def _lane_mask(self, lanes: npt.NDArray[np.bool_]) -> Words:
         mask = np.zeros(self.words, dtype=np.uint64)
