@@ -357,8 +357,8 @@ def _plan(rule: _Rule, first: int | None, facts: _Facts) -> _Plan:
 #: A compiled join: (delta or None, lookup, emit, tick) -> None; ``emit`` receives the variables' values.
 _Join = Callable[..., None]
 
-#: Python limits statically nested blocks; a rule with more positive literals is not instantiated.
-_MAX_LITERALS = 18
+#: Python limits statically nested blocks; a rule whose join needs more loops is not instantiated.
+_MAX_LOOPS = 18
 
 
 class _Source:
@@ -418,10 +418,6 @@ def _compile_join(rule: _Rule, plan: _Plan, facts: _Facts, negative_ok: list[boo
     its bound arguments. Distinct and static negative literals are tested as soon as they are decidable.
     """
     body = rule.body
-    if len(plan.order) > _MAX_LITERALS:
-        raise GameTooLargeError(
-            f"a rule for {rule.head[0]!r} has more than {_MAX_LITERALS} positive literals"
-        )
     variables: list[_Var] = []
     for _relation, args in body.positive:
         found: set[_Var] = set()
@@ -437,20 +433,32 @@ def _compile_join(rule: _Rule, plan: _Plan, facts: _Facts, negative_ok: list[boo
     for step, index in enumerate(plan.order):
         relation, args = body.positive[index]
         row = f"r{step}"
-        if step == 0:
-            every = source.constant(facts.sets[relation])
-            lines.append(f"{indent}for {row} in ({every} if first is None else first):")
+        found = set()
+        for arg in args:
+            _pattern_vars(arg, found)
+        if step > 0 and found <= bound:
+            # Every argument is known: a membership test, not a loop.
+            atom = "(" + "".join(source.expression(a) + ", " for a in args) + ")"
+            lines.append(f"{indent}if {atom} not in {source.constant(facts.sets[relation])}: continue")
         else:
-            key = plan.keys[step]
-            paths = source.constant(tuple(path for path, _ in key))
-            values = "(" + "".join(source.expression(p) + ", " for _, p in key) + ")"
-            lines.append(f"{indent}for {row} in lookup({relation!r}, {paths}, {values}):")
-        indent += "    "
-        lines.append(f"{indent}n += 1")
-        lines.append(f"{indent}if not n & 4095: tick()")
-        lines.append(f"{indent}if len({row}) != {len(args)}: continue")
-        for i, arg in enumerate(args):
-            source.match(arg, f"{row}[{i}]", bound, indent)
+            if step == 0:
+                every = source.constant(facts.sets[relation])
+                lines.append(f"{indent}for {row} in ({every} if first is None else first):")
+            else:
+                key = plan.keys[step]
+                paths = source.constant(tuple(path for path, _ in key))
+                values = "(" + "".join(source.expression(p) + ", " for _, p in key) + ")"
+                lines.append(f"{indent}for {row} in lookup({relation!r}, {paths}, {values}):")
+            indent += "    "
+            if len(indent) > 4 * _MAX_LOOPS:
+                raise GameTooLargeError(
+                    f"a rule for {rule.head[0]!r} needs more than {_MAX_LOOPS} nested loops to ground"
+                )
+            lines.append(f"{indent}n += 1")
+            lines.append(f"{indent}if not n & 4095: tick()")
+            lines.append(f"{indent}if len({row}) != {len(args)}: continue")
+            for i, arg in enumerate(args):
+                source.match(arg, f"{row}[{i}]", bound, indent)
         for i in plan.distinct_after[step]:
             left, right = body.distinct[i]
             lines.append(f"{indent}if {source.expression(left)} == {source.expression(right)}: continue")
