@@ -118,7 +118,9 @@ class PlayerServer:
     quarter of the clock so that short clocks still leave time to think. INFO reports ``busy`` while
     ``capacity`` matches are running (START is accepted regardless: the manager decides). With
     ``processes`` each match's player runs in a process of its own (see :mod:`gdl.protocol.seats`);
-    ``make_player`` must then be picklable, e.g. ``functools.partial(make_player, "mcts")``.
+    ``make_player`` must then be picklable, e.g. ``functools.partial(make_player, "mcts")``, and, as in
+    any program that starts processes by multiprocessing, a script must keep its top-level code under
+    ``if __name__ == "__main__":``.
     """
 
     def __init__(
