@@ -1,6 +1,6 @@
 """Run ``gdl check --dynamic`` over every game of a folder and print a Markdown table of the results.
 
-Usage: .venv/bin/python scripts/wellformedness_table.py ../shared/corpus/games \
+Usage: .venv/bin/python tests/tools/wellformedness_table.py ../shared/corpus/games \
            --max-states 2000 --seconds 10 --jobs 2 > table.md
 
 Each game runs in its own process with a hard time limit (loading and grounding are outside the
