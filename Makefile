@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint
+.PHONY: demo test
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
