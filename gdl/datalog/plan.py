@@ -223,13 +223,23 @@ class RulePlanner:
         code = RuleCode(_show(head, body), [], [], {})
         lines = code.body
         indent = "    "
+        order = self._order(body, delta)
+        if order and not self._loops(order[0][1], set()):
+            # Tests skip to the next candidate with ``continue`` rather than nesting one block each
+            # (statespacelarge has rules of a hundred tests): so the first one needs a loop too.
+            lines.append(f"{indent}for _ in ONCE:")
+            indent += "    "
+
+        def test(condition: str) -> None:
+            lines.append(f"{indent}if not ({condition}):")
+            lines.append(f"{indent}    continue")
+
         bound: set[str] = set()
         loop = 0
-        for position, literal in self._order(body, delta):
+        for position, literal in order:
             if isinstance(literal, Distinct):
                 left, right = self._term(literal.left, names), self._term(literal.right, names)
-                lines.append(f"{indent}if {left} != {right}:")
-                indent += "    "
+                test(f"{left} != {right}")
                 continue
             assert not isinstance(literal, Or), "split_disjunctions removes every or"
             negated = isinstance(literal, Not)
@@ -246,9 +256,7 @@ class RulePlanner:
                 # Every argument is known: build the fact and look it up (a compound term that was
                 # never interned gives None, which no fact contains).
                 fact = "(" + "".join(self._term(arg, names, existing=True) + ", " for arg in atom.args) + ")"
-                source = self._fetch(code, relation)
-                lines.append(f"{indent}if {fact} {'not in' if negated else 'in'} {source}:")
-                indent += "    "
+                test(f"{fact} {'not in' if negated else 'in'} {self._fetch(code, relation)}")
                 continue
             key = _key_expr([expr for _, expr in pattern.values])
             fact = f"t{loop}"
@@ -262,8 +270,7 @@ class RulePlanner:
             for path, name in pattern.binds:
                 lines.append(f"{indent}{name} = {_path_expr(fact, path)}")
             for path, name in pattern.checks:
-                lines.append(f"{indent}if {_path_expr(fact, path)} == {name}:")
-                indent += "    "
+                test(f"{_path_expr(fact, path)} == {name}")
             bound |= _variables(atom)
         unbound = _variables(head) - bound
         if unbound:
@@ -271,6 +278,12 @@ class RulePlanner:
             raise GameDefinitionError(f"unsafe rule: {shown} not bound by the body of {_show(head, body)}")
         lines.append(f"{indent}{OUT}(({''.join(self._term(arg, names) + ', ' for arg in head.args)}))")
         return code
+
+    def _loops(self, literal: Literal, bound: set[str]) -> bool:
+        """Whether a literal, reached with ``bound`` variables, is a loop over facts (not a test)."""
+        if not isinstance(literal, Atom):
+            return False
+        return not _variables(literal) <= bound
 
     def function(self, code: RuleCode) -> RuleFunction:
         """A stand-alone function ``rule(R, IX, out)`` of compiled rule code."""
@@ -285,7 +298,10 @@ class RulePlanner:
 
     def namespace(self, constants: dict[str, object]) -> dict[str, object]:
         """Globals of generated code: the term table's lookups and the given constants."""
-        return {"A": self.table.args, "C": self.table.compound, "G": self.table.ids.get, **constants}
+        return {
+            "A": self.table.args, "C": self.table.compound, "G": self.table.ids.get, "ONCE": (None,),
+            **constants,
+        }
 
     def _fetch(self, code: RuleCode, relation: str, spec: IndexSpec | None = None) -> str:
         """The local name of what a literal reads: the relation's set (``r...``) or an index (``x...``)."""
