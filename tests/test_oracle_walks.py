@@ -24,7 +24,7 @@ CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 #: Each run grounds the static rules again, so chunks are as large as memory allows.
 CHUNK = 50
 #: The chunk size for games where each state's relations are large (see HEAVY).
-HEAVY_CHUNK = 5
+HEAVY_CHUNK = 1
 
 
 def corpus_games(corpus: Path) -> list[Path]:
