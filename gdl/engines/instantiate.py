@@ -478,6 +478,10 @@ def _compile_join(rule: _Rule, plan: _Plan, facts: _Facts, negative_ok: list[boo
         if checks:
             lines.append(f"{indent}if {' or '.join(checks)}: return")
     lines.append(f"{indent}emit((" + "".join(f"{source.names[v]}, " for v in variables) + "))")
+    if plan.order:
+        # Bindings met are counted too: a join may find many without new candidates to scan.
+        lines.append(f"{indent}n += 1")
+        lines.append(f"{indent}if not n & 4095: tick()")
     namespace = dict(source.constants)
     exec(compile("\n".join(lines) + "\n", f"<join {rule.head[0]}>", "exec"), namespace)
     join: _Join = namespace["join"]  # type: ignore[assignment]
@@ -664,7 +668,12 @@ def _fixpoint(
         rule = rules[r]
         compiled = join(r, first)
         found: list[tuple[Value, ...]] = []
-        compiled(delta, lookup, found.append, budget.tick_now)
+
+        def tick() -> None:
+            budget.tick_now()
+            budget.atoms(len(found) // 4)
+
+        compiled(delta, lookup, found.append, tick)
         variables = compiled.variables  # type: ignore[attr-defined]
         if r not in heads:
             heads[r] = _builder(list(rule.head[1]), variables)
