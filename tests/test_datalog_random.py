@@ -113,3 +113,18 @@ def test_evaluate_recursion_through_function_terms() -> None:
     text = GAME + "(r 0 0) (q 0) (<= (r ?v1 (f ?v1)) (r ?v2 ?v1) (q ?v2))"
     expected = {("0", "0"), ("0", "(f 0)"), ("(f 0)", "(f (f 0))")}
     assert _ours(text, [])["r"] == expected == model_of(parse_program(text).rules)["r"]
+
+
+def test_rules_deeper_than_python_allows_nesting() -> None:
+    """A join of 40 literals (more loops than Python nests) and a rule of 110 tests."""
+    chain = " ".join(f"(e ?x{i} ?x{i + 1})" for i in range(40))
+    tests = " ".join(f"(d {i})" for i in range(110))
+    text = (
+        GAME
+        + " ".join(f"(e {i} {i + 1})" for i in range(45))
+        + " ".join(f"(d {i})" for i in range(110))
+        + f"(<= (p ?x0 ?x40) {chain}) (<= q {tests})"
+    )
+    ours = _ours(text, [])
+    assert ours == model_of(parse_program(text).rules)
+    assert ours["p"] == {(str(i), str(i + 40)) for i in range(6)} and ours["q"] == {()}

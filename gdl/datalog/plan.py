@@ -144,6 +144,9 @@ def _key_expr(parts: Sequence[str]) -> str:
     return "(" + "".join(part + ", " for part in parts) + ")"
 
 
+#: Nested loops of one rule before the bindings are kept in a list and joined on in a new nest.
+LOOPS_PER_BLOCK = 15
+
 #: Placeholder for the function that adds a derived fact, replaced when rule code is linked.
 OUT = "__out__"
 
@@ -258,6 +261,15 @@ class RulePlanner:
                 fact = "(" + "".join(self._term(arg, names, existing=True) + ", " for arg in atom.args) + ")"
                 test(f"{fact} {'not in' if negated else 'in'} {self._fetch(code, relation)}")
                 continue
+            if loop and loop % LOOPS_PER_BLOCK == 0:
+                # Python allows 20 nested blocks: keep the bindings so far and go on in a new nest.
+                carried = [names[name] for name in sorted(bound)]
+                middle = f"m{next(self._names)}"
+                lines.insert(0, f"    {middle} = []")
+                lines.append(f"{indent}{middle}.append({_key_expr(carried)})")
+                indent = "    "
+                lines.append(f"{indent}for {', '.join(carried) or '_'} in {middle}:")
+                indent += "    "
             key = _key_expr([expr for _, expr in pattern.values])
             fact = f"t{loop}"
             loop += 1
