@@ -29,6 +29,10 @@ _CHECKS: tuple[Check, ...] = (
     check_recursion,
 )
 
+#: The checks that make sense for a plain Datalog program, which is no game: no GDL keyword has a
+#: special place or a required definition, and unused relations are simply the program's outputs.
+_DATALOG_CHECKS: tuple[Check, ...] = (check_arities, check_safety, check_recursion)
+
 #: Checks that ask whether something is defined or used anywhere in the program. After a syntax error
 #: the reader has left clauses out, so these would report what is only missing from the part that could
 #: be read: they run only when reading found no error. In particular an unmatched parenthesis, after
@@ -68,11 +72,21 @@ class CheckResult:
         return self.checked is not None
 
 
-def check(program: Program, prior: Iterable[Diagnostic] = ()) -> CheckResult:
-    """Check a program; ``prior`` are diagnostics already found (by the reader) for the same source."""
+def check(program: Program, prior: Iterable[Diagnostic] = (), *, game: bool = True) -> CheckResult:
+    """Check a program; ``prior`` are diagnostics already found (by the reader) for the same source.
+
+    With ``game=False`` the program is checked as plain Datalog (safety, arities, the recursion
+    restriction and stratified negation), without the rules GDL sets for its keywords, so that
+    :func:`gdl.datalog.evaluate` can serve as a general Datalog engine.
+    """
     graph = dependency_graph(program)
     diagnostics = list(prior)
-    families = _CHECKS if has_errors(diagnostics) else _CHECKS + _COMPLETENESS_CHECKS
+    if not game:
+        families = _DATALOG_CHECKS
+    elif has_errors(diagnostics):
+        families = _CHECKS
+    else:
+        families = _CHECKS + _COMPLETENESS_CHECKS
     for family in families:
         diagnostics.extend(family(program, graph))
     strata, problems = stratify(program, graph)
@@ -86,10 +100,10 @@ def check(program: Program, prior: Iterable[Diagnostic] = ()) -> CheckResult:
     return CheckResult(tuple(diagnostics), CheckedProgram(program, strata, graph, _TOKEN))
 
 
-def check_text(text: str, file: str = "<string>") -> CheckResult:
-    """Read and check KIF text."""
+def check_text(text: str, file: str = "<string>", *, game: bool = True) -> CheckResult:
+    """Read and check KIF text (as a game, or as plain Datalog with ``game=False``)."""
     result = read(text, file)
-    return check(result.program, result.diagnostics)
+    return check(result.program, result.diagnostics, game=game)
 
 
 def _in_file(diagnostic: Diagnostic, file: str) -> Diagnostic:
