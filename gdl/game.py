@@ -169,9 +169,12 @@ def _make_game(text: str, file: str, engine: str) -> Game:
     return Game(result.checked, make_reasoner(result.checked, engine), name)
 
 
-def parse(text: str, engine: str = "auto") -> Game:
-    """A game from KIF text; raises :class:`InvalidGameError` when the checker finds errors."""
-    return _make_game(text, "<string>", engine)
+def parse(text: str, engine: str = "auto", file: str = "<string>") -> Game:
+    """A game from KIF text; raises :class:`InvalidGameError` when the checker finds errors.
+
+    ``file`` names the source in diagnostics and gives the game its name.
+    """
+    return _make_game(text, file, engine)
 
 
 def load(path: str | Path, engine: str = "auto") -> Game:

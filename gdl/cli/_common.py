@@ -4,27 +4,54 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import gdl
+from gdl.check import CheckedProgram, check_text
 from gdl.errors import InvalidGameError
+
+
+def read_source(path: Path, command: str) -> str | None:
+    """The text of a game file, or None after telling on stderr why it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except IsADirectoryError:
+        reason = "is a directory"
+    except FileNotFoundError:
+        reason = "no such file"
+    except UnicodeDecodeError as problem:
+        reason = f"not UTF-8 text (byte {problem.start})"
+    except OSError as problem:
+        reason = problem.strerror or type(problem).__name__
+    print(f"gdl {command}: {path}: {reason}", file=sys.stderr)
+    return None
+
+
+def checked_program(path: Path, command: str) -> CheckedProgram | int:
+    """The checked program of a game file, or the exit status after saying on stderr why there is
+    none: 2 when the file cannot be read, 1 when the game has errors."""
+    text = read_source(path, command)
+    if text is None:
+        return 2
+    result = check_text(text, str(path))
+    if result.checked is None:
+        for diagnostic in result.diagnostics:
+            print(diagnostic.format(), file=sys.stderr)
+        return 1
+    return result.checked
 
 
 def load_game(path: str, engine: str, command: str) -> gdl.Game | None:
     """The game in ``path``, or None after printing why it cannot be loaded (prefixed by ``command``)."""
+    text = read_source(Path(path), command)
+    if text is None:
+        return None
     try:
-        return gdl.load(path, engine=engine)
+        return gdl.parse(text, engine=engine, file=path)
     except InvalidGameError as problem:
         for diagnostic in problem.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
         print(f"gdl {command}: {path}: the game has errors (see `gdl check {path}`)", file=sys.stderr)
-    except FileNotFoundError:
-        print(f"gdl {command}: {path}: no such file", file=sys.stderr)
-    except IsADirectoryError:
-        print(f"gdl {command}: {path}: is a directory", file=sys.stderr)
-    except UnicodeDecodeError as problem:
-        print(f"gdl {command}: {path}: not UTF-8 text (byte {problem.start})", file=sys.stderr)
-    except OSError as problem:
-        print(f"gdl {command}: {path}: {problem.strerror}", file=sys.stderr)
     except ValueError as problem:
         print(f"gdl {command}: {path}: {problem}", file=sys.stderr)
     return None

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gdl.check import check_text
+from gdl.cli._common import checked_program
 from gdl.engines import make_reasoner
 from gdl.engines.base import Reasoner
 
@@ -62,27 +62,20 @@ def playout(reasoner: Reasoner[Any], rng: random.Random) -> int:
 
 def run(args: argparse.Namespace) -> int:
     path = Path(args.game)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as problem:
-        print(f"gdl bench: {path}: {problem}", file=sys.stderr)
-        return 2
-    result = check_text(text, str(path))
-    if result.checked is None:
-        for diagnostic in result.diagnostics:
-            print(diagnostic.format(), file=sys.stderr)
-        return 1
+    checked = checked_program(path, "bench")
+    if isinstance(checked, int):
+        return checked
     if args.engine == "batched":
         from gdl.engines.batched import measure
 
         try:
-            measured = measure(result.checked, args.batch, args.seed, WARM_UP, args.seconds)
+            measured = measure(checked, args.batch, args.seed, WARM_UP, args.seconds)
         except ValueError as problem:
             print(f"gdl bench: {problem}", file=sys.stderr)
             return 2
         return _report(path, *measured)
     try:
-        reasoner = make_reasoner(result.checked, args.engine)
+        reasoner = make_reasoner(checked, args.engine)
     except ValueError as problem:
         print(f"gdl bench: {problem}", file=sys.stderr)
         return 2

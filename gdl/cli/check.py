@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from gdl.check import check_text
+from gdl.cli._common import read_source
 from gdl.diagnostics import Diagnostic, Level, has_errors
 from gdl.wellformed import check_files
 
@@ -31,22 +31,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def read_source(path: Path) -> str | None:
-    """The text of a game file, or None after telling on stderr why it cannot be read."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except IsADirectoryError:
-        reason = "is a directory"
-    except FileNotFoundError:
-        reason = "no such file"
-    except UnicodeDecodeError as problem:
-        reason = f"not UTF-8 text (byte {problem.start})"
-    except OSError as problem:
-        reason = problem.strerror or type(problem).__name__
-    print(f"gdl check: {path}: {reason}", file=sys.stderr)
-    return None
-
-
 def report(diagnostics: list[Diagnostic], files: int, as_json: bool) -> None:
     """Print the diagnostics, as compiler-style text with a summary line, or as a JSON list."""
     if as_json:
@@ -62,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     diagnostics: list[Diagnostic] = []
     unreadable = False
     for name in args.files:
-        text = read_source(Path(name))
+        text = read_source(Path(name), "check")
         if text is None:
             unreadable = True
             continue

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from gdl.check import check_text
+from gdl.cli._common import checked_program
 from gdl.engines.instantiate import DEFAULT_MAX_ATOMS, DEFAULT_MAX_SECONDS, instantiate, value_text
 from gdl.engines.propnet import FALSE, TRUE, PropNet, build
 from gdl.errors import GameTooLargeError
@@ -94,19 +94,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _one(path: Path, args: argparse.Namespace) -> int:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as problem:
-        print(f"gdl network: {path}: {problem}", file=sys.stderr)
-        return 2
-    result = check_text(text, str(path))
-    if result.checked is None:
-        for diagnostic in result.diagnostics:
-            print(diagnostic.format(), file=sys.stderr)
-        return 1
+    checked = checked_program(path, "network")
+    if isinstance(checked, int):
+        return checked
     started = time.process_time()
     try:
-        grounding = instantiate(result.checked, args.max_atoms, args.max_seconds)
+        grounding = instantiate(checked, args.max_atoms, args.max_seconds)
     except GameTooLargeError as problem:
         if args.table:
             spent = time.process_time() - started
