@@ -181,3 +181,27 @@ def test_the_state_machine_api_on_the_compiled_engine() -> None:
     assert game.state(after.fluents()) == after
     with pytest.raises(GameDefinitionError, match="can never hold"):
         game.state(["(cell 9 9 x)"])
+
+
+
+def test_every_state_of_a_game_with_deep_rule_chains_agrees(corpus: Path) -> None:
+    """ruledepthlinear chains gates deeper than compiled expressions may nest; visit all its states."""
+    checked = checked_game(corpus / "games" / "ruledepthlinear.kif")
+    compiled, reference = CompiledReasoner(checked), DatalogReasoner(checked)
+    frontier, seen = [compiled.initial()], set()
+    while frontier:
+        state = frontier.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        twin = reference.from_fluents(compiled.fluents(state))
+        assert compiled.terminal(state) == reference.terminal(twin)
+        for role in range(len(compiled.roles)):
+            assert compiled.legal(state, role) == reference.legal(twin, role)
+            assert sorted(map(str, compiled.goals(state, role))) == sorted(
+                map(str, reference.goals(twin, role))
+            )
+        if not compiled.terminal(state):
+            for move in compiled.legal(state, 0):
+                frontier.append(compiled.next(state, [move]))
+    assert len(seen) > 50

@@ -10,7 +10,7 @@ with one mask test on ``d``.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from gdl.check import CheckedProgram
 from gdl.engines.instantiate import DEFAULT_MAX_ATOMS, DEFAULT_MAX_SECONDS, instantiate, term_of
@@ -49,6 +49,8 @@ class _Writer:
             for node in self.gates
             if uses[node] == 1 and node not in self.block_of and self._kind(node) is not Gate.NOT
         }
+        #: Inlined gates that the nesting limit made a writing refer to by name (see :meth:`write`).
+        self.spilled: set[int] = set()
 
     def _kind(self, node: int) -> Gate | None:
         return self.net.kinds[node - self.first_gate] if node >= self.first_gate else None
@@ -76,9 +78,24 @@ class _Writer:
         return sorted(needed)
 
     def _gate(self, node: int, depth: int) -> str:
-        if node in self.inline and depth < _MAX_NESTING:
-            return f"({self.expression(node, depth + 1)})"
+        if node in self.inline:
+            if depth < _MAX_NESTING:
+                return f"({self.expression(node, depth + 1)})"
+            self.spilled.add(node)
         return f"g{node}"
+
+    def write(self, emit: Callable[[_Writer], list[str]]) -> list[str]:
+        """The lines ``emit`` writes, written again until every gate they name has a variable.
+
+        A gate read once is inlined, but past the nesting limit it is named instead; such gates lose
+        their inlining and the function is written again (the inlined set only shrinks, so this ends).
+        """
+        while True:
+            self.spilled.clear()
+            lines = emit(self)
+            if not self.spilled:
+                return lines
+            self.inline -= self.spilled
 
     def operand(self, node: int, depth: int = 0) -> str:
         """A boolean expression for a node's value."""
@@ -211,26 +228,30 @@ def generate(net: PropNet) -> str:
     """The Python source of ``analyse``, ``goals`` and ``successor`` for a network."""
     legal = [[(k, node) for k, (_, node) in enumerate(entries)] for entries in net.legal]
     goals = [[(k, node) for k, (_, node) in enumerate(entries)] for entries in net.goals]
-    lines = ["def analyse(s):"]
-    writer = _Writer(net, [net.terminal, *(n for entries in legal for _, n in entries)])
-    lines += writer.body()
-    for role, bits in enumerate(legal):
-        lines += writer.mask(f"legal{role}", bits)
     results = ", ".join(f"legal{role}" for role in range(len(legal)))
-    lines.append(f"    return ({writer.operand(net.terminal)}, ({results},))")
-    lines.append("def goals(s):")
-    writer = _Writer(net, [n for entries in goals for _, n in entries])
-    lines += writer.body()
-    for role, bits in enumerate(goals):
-        lines += writer.mask(f"goal{role}", bits)
-    lines.append(f"    return ({', '.join(f'goal{role}' for role in range(len(goals)))},)")
-    lines.append("def successor(s, d):")
+
+    def analyse(writer: _Writer) -> list[str]:
+        lines = ["def analyse(s):", *writer.body()]
+        for role, bits in enumerate(legal):
+            lines += writer.mask(f"legal{role}", bits)
+        return [*lines, f"    return ({writer.operand(net.terminal)}, ({results},))"]
+
+    def goal_values(writer: _Writer) -> list[str]:
+        lines = ["def goals(s):", *writer.body()]
+        for role, bits in enumerate(goals):
+            lines += writer.mask(f"goal{role}", bits)
+        return [*lines, f"    return ({', '.join(f'goal{role}' for role in range(len(goals)))},)"]
+
     changing = [(i, node) for i, node in enumerate(net.next) if node != i]
-    writer = _Writer(net, [node for _, node in changing])
-    lines += writer.body()
     identity = sum(1 << i for i, node in enumerate(net.next) if node == i)
-    lines += writer.mask("state", changing)
-    lines.append(f"    return state | s & {identity:#x}")
+
+    def successor(writer: _Writer) -> list[str]:
+        lines = ["def successor(s, d):", *writer.body(), *writer.mask("state", changing)]
+        return [*lines, f"    return state | s & {identity:#x}"]
+
+    lines = _Writer(net, [net.terminal, *(n for entries in legal for _, n in entries)]).write(analyse)
+    lines += _Writer(net, [n for entries in goals for _, n in entries]).write(goal_values)
+    lines += _Writer(net, [node for _, node in changing]).write(successor)
     return "\n".join(lines) + "\n"
 
 
