@@ -77,7 +77,7 @@ def test_options_are_converted_to_their_types() -> None:
     minimax = make_player("minimax:depth=3,margin=0.2")
     assert isinstance(minimax, MinimaxPlayer)
     assert (minimax.max_depth, minimax.margin) == (3, 0.2)
-    assert options("mcts") == {"iterations": int, "c": float, "seed": int, "margin": float}
+    assert options("mcts") == {"iterations": int, "c": float, "seed": int, "margin": float, "batch": int}
     assert options("human") == {}
     assert parse_spec("random:seed=4") == ("random", {"seed": "4"})
 

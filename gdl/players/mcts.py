@@ -8,20 +8,30 @@ UCT). The first joint move leading outside the tree adds one node, a random play
 The move played is the one of this player's moves visited most at the root.
 
 Between moves the subtree of the state actually reached is kept (tree reuse); a new match starts a new
-tree. Playouts live in one method, :meth:`MctsPlayer.rollout`, so that a faster (e.g. batched) playout
-engine can be plugged in by overriding it. The search stops at the deadline less a safety ``margin``
+tree. Playouts live in one method, :meth:`MctsPlayer.rollout`. With ``batch`` K > 1 it runs K playouts of
+the leaf at once on the batched engine (:class:`gdl.engines.batched.BatchedEngine`) and backs up each
+role's mean goal; the batched engine needs the game instantiated, and when it is too large (or cannot be
+instantiated within the budgets of ``engine="auto"``) the player logs a warning and plays single
+playouts on the game's own reasoner. The search stops at the deadline less a safety ``margin``
 (earlier if the longest iteration so far would overrun it), or after ``iterations`` iterations.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import time
 
+from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS
+from gdl.engines.batched import BatchedEngine
+from gdl.engines.compiled import CompiledReasoner
+from gdl.errors import GameTooLargeError
 from gdl.game import Game, State
 from gdl.players.base import Player, at_least
 from gdl.syntax.model import Term
+
+logger = logging.getLogger(__name__)
 
 
 class _Node:
@@ -49,26 +59,52 @@ class MctsPlayer(Player):
     Options: ``iterations`` (int) stops each search after that many iterations (the clock still
     applies); ``c`` (float) is the UCB1 exploration constant for rewards in [0, 1]; ``seed`` (int) makes
     the search reproducible when it is bounded by iterations; ``margin`` (float, seconds) is kept free
-    before the deadline.
+    before the deadline; ``batch`` (int) is the number of playouts run at once per leaf on the batched
+    engine (1, the default, plays one playout on the game's reasoner).
     """
 
     name = "mcts"
 
     def __init__(
-        self, iterations: int | None = None, c: float = 1.4, seed: int | None = None, margin: float = 0.1
+        self,
+        iterations: int | None = None,
+        c: float = 1.4,
+        seed: int | None = None,
+        margin: float = 0.1,
+        batch: int = 1,
     ) -> None:
         at_least("mcts", "iterations", iterations, 1)
         at_least("mcts", "margin", margin, 0)
+        at_least("mcts", "batch", batch, 1)
         self.iterations = iterations
+        self.batch = batch
         self.c = c
         self.margin = margin
         self.rng = random.Random(seed)
         self._root: _Node | None = None
+        self._batched: tuple[CompiledReasoner, BatchedEngine] | None = None
 
     def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
         super().start(game, role, start_clock, play_clock)
         self._root = None
         self._index = game.roles.index(role)
+        self._batched = self._batched_engine(game) if self.batch > 1 else None
+
+    def _batched_engine(self, game: Game) -> tuple[CompiledReasoner, BatchedEngine] | None:
+        """The compiled reasoner (to map states by their fluents) and batched engine of ``game``, if any.
+
+        The game's own reasoner is used when it is the compiled one; otherwise (the Datalog evaluator, or
+        a reasoner wrapped for a match) a compiled reasoner of our own is made, so that no other thread
+        shares it.
+        """
+        compiled = game.reasoner
+        if not isinstance(compiled, CompiledReasoner):
+            try:
+                compiled = CompiledReasoner(game.checked, AUTO_MAX_ATOMS, AUTO_MAX_SECONDS)
+            except GameTooLargeError as problem:
+                logger.warning("mcts: %s; batch=%d falls back to single playouts", problem, self.batch)
+                return None
+        return compiled, BatchedEngine(compiled.net, self.batch, self.rng.randrange(1 << 32))
 
     def play(self, state: State, deadline: float) -> Term:
         root = self._reuse(state)
@@ -145,11 +181,17 @@ class MctsPlayer(Player):
         )
 
     def rollout(self, state: State) -> tuple[float, ...]:
-        """Each role's reward in [0, 1] at the end of a uniformly random playout from ``state``.
+        """Each role's reward in [0, 1] at the end of a uniformly random playout from ``state``; with a
+        batched engine, each role's mean reward over ``batch`` playouts from ``state`` run at once.
 
-        The playout talks to the reasoner directly: its moves come from the reasoner's own legal
+        The single playout talks to the reasoner directly: its moves come from the reasoner's own legal
         moves, so the checks of :meth:`State.next` would only cost time.
         """
+        if self._batched is not None:
+            compiled, engine = self._batched
+            start = compiled.from_fluents(state.fluents())
+            values = engine.rollouts([start] * self.batch)
+            return tuple(float(mean) / 100 for mean in values.mean(axis=0))
         game, choice = self.game, self.rng.choice
         reasoner = game.reasoner
         indices = range(len(game.roles))
