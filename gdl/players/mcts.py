@@ -33,6 +33,9 @@ from gdl.syntax.model import Term
 
 logger = logging.getLogger(__name__)
 
+#: The compiled reasoner that maps states to bitsets, and the batched engine over its network.
+_Batched = tuple[CompiledReasoner, BatchedEngine]
+
 
 class _Node:
     """A state in the tree with each role's move statistics (decoupled: one table per role)."""
@@ -82,25 +85,26 @@ class MctsPlayer(Player):
         self.margin = margin
         self.rng = random.Random(seed)
         self._root: _Node | None = None
-        self._batched: tuple[CompiledReasoner, BatchedEngine] | None = None
+        self._batched: _Batched | None = None
 
     def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
         super().start(game, role, start_clock, play_clock)
         self._root = None
         self._index = game.roles.index(role)
-        self._batched = self._batched_engine(game) if self.batch > 1 else None
+        self._batched = self._batched_engine(game, start_clock) if self.batch > 1 else None
 
-    def _batched_engine(self, game: Game) -> tuple[CompiledReasoner, BatchedEngine] | None:
+    def _batched_engine(self, game: Game, start_clock: float) -> _Batched | None:
         """The compiled reasoner (to map states by their fluents) and batched engine of ``game``, if any.
 
         The game's own reasoner is used when it is the compiled one; otherwise (the Datalog evaluator, or
         a reasoner wrapped for a match) a compiled reasoner of our own is made, so that no other thread
-        shares it.
+        shares it, within the budgets of ``engine="auto"`` and half the start clock.
         """
         compiled = game.reasoner
         if not isinstance(compiled, CompiledReasoner):
+            seconds = min(AUTO_MAX_SECONDS, start_clock / 2)
             try:
-                compiled = CompiledReasoner(game.checked, AUTO_MAX_ATOMS, AUTO_MAX_SECONDS)
+                compiled = CompiledReasoner(game.checked, AUTO_MAX_ATOMS, seconds)
             except GameTooLargeError as problem:
                 logger.warning("mcts: %s; batch=%d falls back to single playouts", problem, self.batch)
                 return None
