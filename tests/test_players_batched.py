@@ -85,6 +85,7 @@ def test_batched_mcts_does_not_lose_to_random(tictactoe: Game) -> None:
         record = Match(tictactoe, players, start_clock=30, play_clock=30, seed=seed).run()
         assert record.completed and record.error_count("xplayer") == 0
         assert record.goals["xplayer"] >= 50
+        assert players["xplayer"]._batched is not None  # type: ignore[attr-defined]  # it played batched
 
 
 def test_a_game_too_large_falls_back_to_single_playouts(
