@@ -80,7 +80,7 @@ def _token_pattern() -> re.Pattern[str]:
     defines the tokens, and :func:`read_forms` builds the lists. Every character that no token matches
     is white space, since the terminals of the grammar cover every other character.
     """
-    grammar = resources.files("gdl.syntax").joinpath("kif.lark").read_text(encoding="utf-8")
+    grammar = resources.files("gdl").joinpath("kif.lark").read_text(encoding="utf-8")
     terminals = [t for t in lark.Lark(grammar, parser="lalr").terminals if t.name != "WHITESPACE"]
     return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals))
 
