@@ -72,23 +72,10 @@ def _steps(net: PropNet, gates: list[int], row_of: dict[int, int]) -> list[_Step
 
 def _schedule(net: PropNet, outputs: list[int], row_of: dict[int, int]) -> list[_Step | _Block]:
     """The steps that evaluate the gates ``outputs`` need, level by level."""
-    block_of: dict[int, tuple[int, int]] = {}
-    for start, end in net.cycles:
-        for node in range(start, end):
-            block_of[node] = (start, end)
-    needed: set[int] = set()
-    stack = [n for n in outputs if n >= net.first_gate]
-    while stack:
-        node = stack.pop()
-        if node in needed:
-            continue
-        needed.add(node)
-        stack.extend(n for n in net.args[node - net.first_gate] if n >= net.first_gate)
-        if node in block_of:
-            stack.extend(range(*block_of[node]))
+    block_of = net.block_of
     level: dict[int, int] = {}
     units: dict[int, list[int | tuple[int, int]]] = {}
-    for node in sorted(needed):
+    for node in net.cone(outputs):
         block = block_of.get(node)
         if block is not None and node != block[0]:
             continue

@@ -34,11 +34,8 @@ class _Writer:
         self.net = net
         self.first_input = net.first_input
         self.first_gate = net.first_gate
-        self.block_of: dict[int, tuple[int, int]] = {}
-        for start, end in net.cycles:
-            for node in range(start, end):
-                self.block_of[node] = (start, end)
-        self.gates = self._cone(outputs)
+        self.block_of = net.block_of
+        self.gates = net.cone(outputs)
         uses: Counter[int] = Counter()
         for node in self.gates:
             if self._kind(node) is not Gate.NOT:
@@ -62,20 +59,6 @@ class _Writer:
             node = self.net.args[node - self.first_gate][0]
             positive = not positive
         return node, positive
-
-    def _cone(self, outputs: Iterable[int]) -> list[int]:
-        """The gates needed for ``outputs`` in evaluation order (whole cycle blocks included)."""
-        needed: set[int] = set()
-        stack = [n for n in outputs if n >= self.first_gate]
-        while stack:
-            node = stack.pop()
-            if node in needed:
-                continue
-            needed.add(node)
-            stack.extend(n for n in self.net.args[node - self.first_gate] if n >= self.first_gate)
-            if node in self.block_of:
-                stack.extend(range(*self.block_of[node]))
-        return sorted(needed)
 
     def _gate(self, node: int, depth: int) -> str:
         if node in self.inline:

@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import cached_property
 
 import networkx as nx
 
@@ -83,6 +84,25 @@ class PropNet:
             "legal": sum(len(entries) for entries in self.legal),
             "goal": sum(len(entries) for entries in self.goals),
         }
+
+    @cached_property
+    def block_of(self) -> dict[int, tuple[int, int]]:
+        """The cycle block (half-open range of gate nodes) of each gate on a cycle."""
+        return {node: (start, end) for start, end in self.cycles for node in range(start, end)}
+
+    def cone(self, outputs: Iterable[int]) -> list[int]:
+        """The gates needed for ``outputs`` in evaluation order (whole cycle blocks included)."""
+        needed: set[int] = set()
+        stack = [n for n in outputs if n >= self.first_gate]
+        while stack:
+            node = stack.pop()
+            if node in needed:
+                continue
+            needed.add(node)
+            stack.extend(n for n in self.args[node - self.first_gate] if n >= self.first_gate)
+            if node in self.block_of:
+                stack.extend(range(*self.block_of[node]))
+        return sorted(needed)
 
     def outputs(self) -> list[int]:
         nodes = [*self.next, self.terminal]
