@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
+from test_engines_compiled import checked_game
 
 from gdl.check import CheckedProgram, check_text
 from gdl.cli import main
@@ -15,12 +16,6 @@ from gdl.engines.batched import BatchedEngine
 from gdl.engines.compiled import CompiledReasoner
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def checked_game(path: Path) -> CheckedProgram:
-    result = check_text(path.read_text(encoding="utf-8"), str(path))
-    assert result.checked is not None
-    return result.checked
 
 
 def lane_disagreements(checked: CheckedProgram, seed: int, walks: int) -> list[str]:

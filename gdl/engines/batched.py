@@ -201,6 +201,20 @@ class BatchedEngine:
         """The lanes of some rows as a (lanes, rows) array of 0/1."""
         return np.ascontiguousarray(self._unpacked(rows).T)
 
+    def _play_random_moves(self) -> npt.NDArray[np.bool_]:
+        """Set every lane's inputs to a uniformly random joint move and evaluate the successor rows.
+
+        Returns the lanes where some role had no legal move.
+        """
+        stuck = np.zeros(self.batch, dtype=bool)
+        self.rows[self.net.first_input : self.net.first_gate] = 0
+        for role in range(len(self.net.roles)):
+            choice, no_move = self._choose(role)
+            stuck |= no_move
+            np.bitwise_or.at(self.rows, (self.move_inputs[role][choice], self.lane_word), self.lane_bit)
+        self._run(self._successor)
+        return stuck
+
     def _choose(self, role: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
         """A uniformly random legal move index per lane, and which lanes have none.
 
@@ -283,7 +297,6 @@ class BatchedEngine:
         values = np.zeros((self.batch, roles), dtype=np.int64)
         running = np.zeros(self.batch, dtype=bool)
         running[: len(states)] = True
-        inputs = slice(self.net.first_input, self.net.first_gate)
         fluents = len(self.net.fluents)
         stuck = np.zeros(self.batch, dtype=bool)
         while running.any():
@@ -297,13 +310,7 @@ class BatchedEngine:
                         scores = self._unpacked(rows) * self.goal_values[role][: len(rows), None]
                         values[ended, role] = scores.max(axis=0)[ended]
                 running &= ~ended
-            stuck[:] = False
-            self.rows[inputs] = 0
-            for role in range(roles):
-                choice, no_move = self._choose(role)
-                stuck |= no_move
-                np.bitwise_or.at(self.rows, (self.move_inputs[role][choice], self.lane_word), self.lane_bit)
-            self._run(self._successor)
+            stuck = self._play_random_moves()
             # A lane stuck without a move keeps its state, to be scored where it stopped.
             following = self.rows[self.next_rows]
             keep = self._lane_mask(stuck)
@@ -350,7 +357,6 @@ class BatchedEngine:
         self._restart(everything, analysed=False)
         self._run(self._analyse)
         started = time.perf_counter()
-        inputs = slice(self.net.first_input, self.net.first_gate)
         fluents = len(self.net.fluents)
         # At least one playout completes, so that a rate can be given.
         while going_on(stats) or not stats.playouts:
@@ -360,13 +366,7 @@ class BatchedEngine:
                 self._run(self._goals)
                 self._finish(done, stats)
                 self._restart(done, analysed=True)
-            stuck = np.zeros(self.batch, dtype=bool)
-            self.rows[inputs] = 0
-            for role in range(roles):
-                choice, no_move = self._choose(role)
-                stuck |= no_move
-                np.bitwise_or.at(self.rows, (self.move_inputs[role][choice], self.lane_word), self.lane_bit)
-            self._run(self._successor)
+            stuck = self._play_random_moves()
             self.rows[:fluents] = self.rows[self.next_rows]
             self.depth += 1
             if stuck.any():
