@@ -1,8 +1,10 @@
 """``gdl bench GAME``: random playouts per CPU-second, through the reasoner protocol of an engine.
 
-Every role picks uniformly among its legal moves until a terminal state. After a short warm-up (so
-that one-time work such as compiling rules and evaluating static relations is not counted), playouts
-run for the given number of seconds and one line is printed::
+Every role picks uniformly among its legal moves until a terminal state, and the goals of that state are
+evaluated (:func:`gdl.engines.base.depth_charge`: the compiled engine plays the whole playout in native
+code, the Datalog evaluator through the reasoner protocol). After a short warm-up (so that one-time work
+such as compiling rules and kernels and evaluating static relations is not counted), playouts run for the
+given number of seconds and one line is printed::
 
     RESULT reasoner=gdl game=<name> playouts=<n> secs=<wall> cpu_secs=<cpu> playouts_per_cpu_s=<x>
     states_per_cpu_s=<y> avg_depth=<d>
@@ -19,7 +21,7 @@ from typing import Any
 
 from gdl.cli._common import checked_program
 from gdl.engines import make_reasoner
-from gdl.engines.base import Reasoner
+from gdl.engines.base import Reasoner, depth_charge
 
 #: Seconds of playouts before measuring.
 WARM_UP = 0.5
@@ -42,21 +44,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def playout(reasoner: Reasoner[Any], rng: random.Random) -> int:
-    """Play one random game from the initial state; the number of moves made."""
-    state = reasoner.initial()
-    roles = range(len(reasoner.roles))
-    depth = 0
-    while depth < MAX_DEPTH and not reasoner.terminal(state):
-        moves = []
-        for role in roles:
-            legal = reasoner.legal(state, role)
-            if not legal:
-                return depth
-            moves.append(legal[rng.randrange(len(legal))])
-        state = reasoner.next(state, moves)
-        depth += 1
-    for role in roles:
-        reasoner.goals(state, role)
+    """Play one random game from the initial state (the goals of its end included); the moves made."""
+    state, depth, terminal = depth_charge(reasoner, reasoner.initial(), rng, MAX_DEPTH)
+    if terminal:
+        for role in range(len(reasoner.roles)):
+            reasoner.goals(state, role)
     return depth
 
 

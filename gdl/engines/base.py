@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Hashable, Iterable, Sequence
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, runtime_checkable
 
 from gdl.syntax.model import Term
 
@@ -48,3 +49,34 @@ class Reasoner(Protocol[S]):
     def goals(self, state: S, role: int) -> tuple[Term, ...]:
         """Every goal value derived for a role (a valid game derives exactly one, 0..100)."""
         ...
+
+
+@runtime_checkable
+class DepthCharger(Protocol[S]):
+    """A reasoner with its own, faster, implementation of :func:`depth_charge`."""
+
+    def depth_charge(self, state: S, rng: random.Random, max_depth: int) -> tuple[S, int, bool]:
+        """See :func:`depth_charge`."""
+        ...
+
+
+def depth_charge(reasoner: Reasoner[S], state: S, rng: random.Random, max_depth: int) -> tuple[S, int, bool]:
+    """A playout from ``state`` where every role picks uniformly among its legal moves: the last state,
+    the joint moves made, and whether the last state is terminal (it is not when the playout stopped at
+    a role without a legal move, or after ``max_depth`` joint moves)."""
+    if isinstance(reasoner, DepthCharger):
+        return reasoner.depth_charge(state, rng, max_depth)
+    roles = range(len(reasoner.roles))
+    depth = 0
+    while not reasoner.terminal(state):
+        if depth == max_depth:
+            return state, depth, False
+        moves = []
+        for role in roles:
+            legal = reasoner.legal(state, role)
+            if not legal:
+                return state, depth, False
+            moves.append(legal[rng.randrange(len(legal))])
+        state = reasoner.next(state, moves)
+        depth += 1
+    return state, depth, True

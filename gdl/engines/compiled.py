@@ -9,11 +9,14 @@ with one mask test on ``d``.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property
 
 from gdl.check import CheckedProgram
 from gdl.engines.instantiate import DEFAULT_MAX_ATOMS, DEFAULT_MAX_SECONDS, instantiate, term_of
+from gdl.engines.native import TERMINAL, Kernel, flatten
 from gdl.engines.propnet import FALSE, TRUE, Gate, PropNet, build
 from gdl.errors import GameDefinitionError
 from gdl.syntax.model import Term
@@ -355,3 +358,17 @@ class CompiledReasoner:
                 )
             does |= bit
         return self._successor(state, does)  # type: ignore[operator, no-any-return]
+
+    @cached_property
+    def kernel(self) -> Kernel:
+        """The network flattened for native random playouts (built on the first playout)."""
+        return flatten(self.net)
+
+    def depth_charge(self, state: int, rng: random.Random, max_depth: int) -> tuple[int, int, bool]:
+        """A random playout in native code (:mod:`gdl.engines.native`); see
+        :func:`gdl.engines.base.depth_charge`."""
+        walk = self.kernel.playout(state, rng.getrandbits(63), max_depth)
+        if walk.outcome == TERMINAL and min(walk.goals) >= 0:
+            # The kernel has evaluated the goals of the last state, which the caller asks for next.
+            self._goal_cache = (walk.state, tuple(1 << goal for goal in walk.goals))
+        return walk.state, walk.depth, walk.outcome == TERMINAL

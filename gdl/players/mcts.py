@@ -21,9 +21,11 @@ from __future__ import annotations
 import logging
 import math
 import random
+import sys
 import time
 
 from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS
+from gdl.engines.base import depth_charge
 from gdl.engines.batched import BatchedEngine
 from gdl.engines.compiled import CompiledReasoner
 from gdl.errors import GameTooLargeError
@@ -188,22 +190,21 @@ class MctsPlayer(Player):
         """Each role's reward in [0, 1] at the end of a uniformly random playout from ``state``; with a
         batched engine, each role's mean reward over ``batch`` playouts from ``state`` run at once.
 
-        The single playout talks to the reasoner directly: its moves come from the reasoner's own legal
-        moves, so the checks of :meth:`State.next` would only cost time.
+        The single playout talks to the reasoner directly (:func:`gdl.engines.base.depth_charge`, native
+        on the compiled engine): its moves come from the reasoner's own legal moves, so the checks of
+        :meth:`State.next` would only cost time.
         """
         if self._batched is not None:
             compiled, engine = self._batched
             start = compiled.from_fluents(state.fluents())
             values = engine.rollouts([start] * self.batch)
             return tuple(float(mean) / 100 for mean in values.mean(axis=0))
-        game, choice = self.game, self.rng.choice
+        game = self.game
         reasoner = game.reasoner
-        indices = range(len(game.roles))
-        data = reasoner.from_fluents(state.fluents())
-        while not reasoner.terminal(data):
-            legal = [reasoner.legal(data, i) for i in indices]
-            if not all(legal):
-                State(game, data).legal_moves(game.roles[legal.index(())])  # raises the game's error
-            data = reasoner.next(data, [choice(moves) for moves in legal])
+        start = reasoner.from_fluents(state.fluents())
+        data, _, terminal = depth_charge(reasoner, start, self.rng, sys.maxsize)
+        if not terminal:
+            for role in game.roles:
+                State(game, data).legal_moves(role)  # raises the game's error for the role without moves
         goals = State(game, data).goals()
         return tuple(goals[r] / 100 for r in game.roles)

@@ -1,0 +1,155 @@
+"""The native depth charge (numba kernel over the flattened network) against the Datalog evaluator: every
+step of its recorded walks is replayed through :class:`DatalogReasoner` (states, legal moves, terminal,
+goals); its random choices are uniform (the known outcome rates of random tic-tac-toe); ``gdl bench``
+and the single playouts of MCTS use it."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from test_engines_compiled import QUICK, REACH, checked_game, corpus_problems
+
+from gdl.check import CheckedProgram, check_text
+from gdl.engines.base import DepthCharger, depth_charge
+from gdl.engines.compiled import CompiledReasoner
+from gdl.engines.datalog import DatalogReasoner
+from gdl.engines.instantiate import term_of
+from gdl.engines.native import DEPTH_LIMIT, NO_LEGAL_MOVE, TERMINAL
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Corpus games whose networks have cycle blocks, or simultaneous moves, beside those of QUICK.
+MORE = ("battle",)
+
+
+def replay_disagreements(checked: CheckedProgram, seeds: range, max_depth: int) -> list[str]:
+    """Replay the recorded walks of the kernel through the Datalog evaluator, step by step."""
+    compiled = CompiledReasoner(checked)
+    net, kernel = compiled.net, compiled.kernel
+    reference = DatalogReasoner(checked)
+    roles = range(len(net.roles))
+    fluents = [term_of(f) for f in net.fluents]
+    legal_terms = [[term_of(move) for move, _ in entries] for entries in net.legal]
+    goal_terms = [[term_of(value) for value, _ in entries] for entries in net.goals]
+    columns, start = [], len(fluents)
+    for entries in net.legal:
+        columns.append(range(start, start + len(entries)))
+        start += len(entries)
+    problems = []
+    for seed in seeds:
+        walk, rows = kernel.trace(compiled.initial(), seed, max_depth)
+        state = reference.initial()
+        for step in range(walk.depth + 1):
+            where = f"seed {seed} step {step}"
+            row = rows[step]
+            if {f for f, value in zip(fluents, row, strict=False) if value} != reference.fluents(state):
+                return [*problems, f"{where}: states differ"]
+            for role in roles:
+                moves = tuple(m for m, k in zip(legal_terms[role], columns[role], strict=True) if row[k])
+                if moves != reference.legal(state, role):
+                    problems.append(f"{where}: legal moves of role {role} differ")
+            if step < walk.depth:
+                if reference.terminal(state):
+                    problems.append(f"{where}: the kernel went on from a terminal state")
+                chosen = row[start:]
+                state = reference.next(state, [legal_terms[r][chosen[r]] for r in roles])
+        if compiled.fluents(walk.state) != reference.fluents(state):
+            problems.append(f"seed {seed}: the last state differs")
+        terminal = reference.terminal(state)
+        if walk.outcome == TERMINAL:
+            if not terminal:
+                problems.append(f"seed {seed}: the kernel stopped at a state that is not terminal")
+            for role in roles:
+                values = reference.goals(state, role)
+                goal = walk.goals[role]
+                expected = [goal_terms[role][goal]] if goal >= 0 else values if len(values) != 1 else []
+                if list(values) != expected:
+                    problems.append(f"seed {seed}: goals of role {role} differ")
+        elif walk.outcome == NO_LEGAL_MOVE:
+            if terminal or all(reference.legal(state, role) for role in roles):
+                problems.append(f"seed {seed}: the kernel found no legal move where there is one")
+        elif terminal or walk.outcome != DEPTH_LIMIT or walk.depth != max_depth:
+            problems.append(f"seed {seed}: stopped early ({walk.outcome}) at depth {walk.depth}")
+    return problems
+
+
+@pytest.mark.parametrize("name", ["tictactoe.kif", "buttons.kif", "nim.kif", "rps.kif"])
+def test_walks_of_our_games_agree_with_datalog(name: str) -> None:
+    assert replay_disagreements(checked_game(ROOT / "games" / name), range(5), 100) == []
+
+
+@pytest.mark.parametrize("name", sorted(set(QUICK + MORE)))
+def test_walks_of_corpus_games_agree_with_datalog(corpus: Path, name: str) -> None:
+    assert replay_disagreements(checked_game(corpus / "games" / f"{name}.kif"), range(3), 120) == []
+
+
+def test_walks_through_a_cycle_block_agree_with_datalog() -> None:
+    checked = check_text(REACH).checked
+    assert checked is not None
+    assert CompiledReasoner(checked).net.cycles
+    assert replay_disagreements(checked, range(20), 30) == []
+
+
+def test_a_walk_stops_at_the_depth_limit_and_where_a_role_has_no_move() -> None:
+    text = """
+    (role r) (init (n 0)) (succ 0 1) (succ 1 2) (succ 2 3)
+    (<= (next (n ?y)) (true (n ?x)) (succ ?x ?y))
+    (<= (legal r go) (true (n ?x)) (succ ?x ?y))
+    (<= terminal (true (n 9)))
+    (goal r 50)
+    """
+    checked = check_text(text).checked
+    assert checked is not None
+    kernel = CompiledReasoner(checked).kernel
+    initial = CompiledReasoner(checked).initial()
+    assert kernel.playout(initial, 0, 2)[1:3] == (2, DEPTH_LIMIT)
+    assert kernel.playout(initial, 0, 10)[1:3] == (3, NO_LEGAL_MOVE)
+    assert replay_disagreements(checked, range(1), 2) == []
+    assert replay_disagreements(checked, range(1), 10) == []
+
+
+def test_random_tictactoe_playouts_match_its_known_outcome_rates() -> None:
+    # Uniformly random tic-tac-toe: the first player wins 58.5% and draws 12.7% of the games, which last
+    # 7.6 moves on average (the figures of the batched engine's test).
+    compiled = CompiledReasoner(checked_game(ROOT / "games" / "tictactoe.kif"))
+    rng = random.Random(3)
+    wins = draws = moves = 0
+    playouts = 40_000
+    for _ in range(playouts):
+        state, depth, terminal = compiled.depth_charge(compiled.initial(), rng, 100)
+        assert terminal
+        first = int(str(compiled.goals(state, 0)[0]))
+        wins += first == 100
+        draws += first == 50
+        moves += depth
+    assert abs(wins / playouts - 0.585) < 0.01
+    assert abs(draws / playouts - 0.127) < 0.007
+    assert abs(moves / playouts - 7.6) < 0.05
+
+
+def test_the_goals_a_depth_charge_leaves_behind_are_those_of_its_last_state() -> None:
+    checked = checked_game(ROOT / "games" / "tictactoe.kif")
+    compiled, fresh = CompiledReasoner(checked), CompiledReasoner(checked)
+    rng = random.Random(5)
+    for _ in range(50):
+        state, _, terminal = depth_charge(compiled, compiled.initial(), rng, 100)
+        assert terminal and fresh.terminal(state)
+        assert [compiled.goals(state, r) for r in range(2)] == [fresh.goals(state, r) for r in range(2)]
+
+
+def test_the_generic_depth_charge_plays_through_the_reasoner_protocol() -> None:
+    checked = checked_game(ROOT / "games" / "tictactoe.kif")
+    reference = DatalogReasoner(checked)
+    assert isinstance(CompiledReasoner(checked), DepthCharger)
+    assert not isinstance(reference, DepthCharger)
+    state, depth, terminal = depth_charge(reference, reference.initial(), random.Random(1), 100)
+    assert terminal and reference.terminal(state) and 5 <= depth <= 9
+    state, depth, terminal = depth_charge(reference, reference.initial(), random.Random(1), 3)
+    assert (depth, terminal) == (3, False) and not reference.terminal(state)
+
+
+@pytest.mark.slow
+def test_walks_of_every_corpus_game_that_instantiates_agree_with_datalog(corpus: Path) -> None:
+    assert corpus_problems(corpus, lambda checked: replay_disagreements(checked, range(3), 100)) == []
