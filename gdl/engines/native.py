@@ -78,7 +78,7 @@ class Kernel:
         kernel = _depth_charge()
         outcome, depth = kernel(self.code, self.layout, self.nodes, packed, seed, max_depth, trace, goals)
         last = int.from_bytes(packed.tobytes(), "little")
-        return Walk(last, int(depth), int(outcome), tuple(int(g) for g in goals))
+        return Walk(last, int(depth), int(outcome), tuple(goals.tolist()))
 
 
 _NO_TRACE = np.empty((0, 0), dtype=np.int32)
