@@ -20,8 +20,8 @@ from gdl.engines.native import DEPTH_LIMIT, NO_LEGAL_MOVE, TERMINAL
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Corpus games whose networks have cycle blocks, or simultaneous moves, beside those of QUICK.
-MORE = ("battle",)
+#: Corpus games with cycle blocks in their networks (cubicup_3player) or simultaneous moves, beside QUICK.
+MORE = ("cubicup_3player", "connectfoursimultaneous", "roshambo2", "simultaneoustictactoe", "gt_prisoner")
 
 
 def replay_disagreements(checked: CheckedProgram, seeds: range, max_depth: int) -> list[str]:

@@ -16,6 +16,8 @@ from gdl.engines.native import (
     BLOCK_OP,
     DEPTH_LIMIT,
     END,
+    FANOUT,
+    FANOUT_STARTS,
     FIRST,
     GOAL_LITS,
     GOAL_STARTS,
@@ -26,14 +28,14 @@ from gdl.engines.native import (
     NEXT_LITS,
     NO_LEGAL_MOVE,
     NODE,
+    NODE_ARGS,
+    NODE_BLOCK,
+    NODE_OP,
     OP,
-    SCHEDULES,
     TERMINAL,
 )
 
 _jit = numba.njit(cache=True, nogil=True)
-
-assert AND_OP == 0
 
 
 @_jit
@@ -78,15 +80,74 @@ def run(values: Any, code: Any, layout: Any, lo: int, hi: int) -> None:
 
 
 @_jit
+def settle(
+    values: Any, seen: Any, counts: Any, queued: Any, stack: Any, top: int, code: Any, layout: Any
+) -> None:
+    """Propagate the changed nodes on the stack (``top`` of them) until the network is consistent again.
+
+    ``seen`` holds the value of each node that the gates reading it have counted: a gate outside cycle
+    blocks keeps the count of its true literals, and changes when the count crosses its threshold. A node
+    is on the stack at most once (``queued``); one that has changed back by the time it is taken off
+    costs nothing. A cycle block that a change reaches is evaluated again as a whole.
+    """
+    node = code[layout[NODE] : layout[NODE + 1]]
+    node_op = code[layout[NODE_OP] : layout[NODE_OP + 1]]
+    node_args = code[layout[NODE_ARGS] : layout[NODE_ARGS + 1]]
+    node_block = code[layout[NODE_BLOCK] : layout[NODE_BLOCK + 1]]
+    fanout_starts = code[layout[FANOUT_STARTS] : layout[FANOUT_STARTS + 1]]
+    fanout = code[layout[FANOUT] : layout[FANOUT + 1]]
+    while top > 0:
+        top -= 1
+        source = stack[top]
+        queued[source] = 0
+        value = values[source]
+        if value == seen[source]:
+            continue
+        seen[source] = value
+        for e in range(fanout_starts[source], fanout_starts[source + 1]):
+            gate = fanout[e] >> 1
+            block = node_block[gate]
+            if block >= 0:
+                run(values, code, layout, block, block + node[block] + 1)
+                for j in range(block + 1, block + 1 + node[block]):
+                    member = node[j]
+                    if values[member] != seen[member] and not queued[member]:
+                        queued[member] = 1
+                        stack[top] = member
+                        top += 1
+                continue
+            if value ^ (fanout[e] & 1):
+                counts[gate] += 1
+            else:
+                counts[gate] -= 1
+            if node_op[gate] == AND_OP:
+                now = 1 if counts[gate] == node_args[gate] else 0
+            else:
+                now = 1 if counts[gate] > 0 else 0
+            if now != values[gate]:
+                values[gate] = now
+                if not queued[gate]:
+                    queued[gate] = 1
+                    stack[top] = gate
+                    top += 1
+
+
+@_jit
 def depth_charge(
     code: Any, layout: Any, nodes: int, packed: Any, seed: int, max_depth: int, trace: Any, goals: Any
 ) -> tuple[int, int]:
     """A random walk from the packed state (overwritten with the last state); the outcome and depth.
 
-    ``goals[r]`` gets the index of role ``r``'s goal output that holds at a terminal state, -1 when not
-    exactly one holds (or the walk did not end at a terminal state). With a non-empty ``trace``, row
-    ``t`` gets the base values and legal outputs of the ``t``-th state and each role's chosen output.
+    The first state is evaluated gate by gate; every later one by propagating the changes of the inputs
+    and base propositions (:func:`settle`). ``goals[r]`` gets the index of role ``r``'s goal output that
+    holds at a terminal state, -1 when not exactly one holds (or the walk did not end at a terminal
+    state). With a non-empty ``trace``, row ``t`` gets the base values and legal outputs of the ``t``-th
+    state and the index of each role's chosen legal output.
     """
+    op = code[layout[OP] : layout[OP + 1]]
+    node = code[layout[NODE] : layout[NODE + 1]]
+    first = code[layout[FIRST] : layout[FIRST + 1]]
+    end = code[layout[END] : layout[END + 1]]
     lits = code[layout[LITS] : layout[LITS + 1]]
     legal_lits = code[layout[LEGAL_LITS] : layout[LEGAL_LITS + 1]]
     legal_inputs = code[layout[LEGAL_INPUTS] : layout[LEGAL_INPUTS + 1]]
@@ -94,7 +155,6 @@ def depth_charge(
     goal_lits = code[layout[GOAL_LITS] : layout[GOAL_LITS + 1]]
     goal_starts = code[layout[GOAL_STARTS] : layout[GOAL_STARTS + 1]]
     next_lits = code[layout[NEXT_LITS] : layout[NEXT_LITS + 1]]
-    bounds = code[layout[SCHEDULES] : layout[SCHEDULES + 1]]
     bases = next_lits.shape[0]
     outputs = legal_lits.shape[0]
     roles = legal_starts.shape[0] - 1
@@ -102,6 +162,19 @@ def depth_charge(
     values = np.zeros(nodes, dtype=np.uint8)
     for b in range(bases):
         values[b] = (packed[b >> 3] >> (b & 7)) & 1
+    run(values, code, layout, 0, op.shape[0])
+    counts = np.zeros(nodes, dtype=np.int32)
+    i = 0
+    while i < op.shape[0]:
+        if op[i] == BLOCK_OP:
+            i += node[i] + 1
+            continue
+        for k in range(first[i], end[i]):
+            counts[node[i]] += values[lits[k] >> 1] ^ (lits[k] & 1)
+        i += 1
+    seen = values.copy()
+    queued = np.zeros(nodes, dtype=np.uint8)
+    stack = np.empty(nodes, dtype=np.int32)
     # splitmix64 of the seed starts a xorshift64* generator.
     state = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
     state = (state ^ (state >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -109,11 +182,10 @@ def depth_charge(
     state = (state ^ (state >> np.uint64(31))) | np.uint64(1)
     chosen = np.empty(roles, dtype=np.int64)
     options = np.empty(outputs, dtype=np.int64)
-    after = np.empty(bases, dtype=np.uint8)
+    after = np.empty(bases, dtype=np.int32)
     depth = 0
     outcome = TERMINAL
     while True:
-        run(values, code, layout, bounds[0], bounds[1])
         if recording:
             for b in range(bases):
                 trace[depth, b] = values[b]
@@ -141,21 +213,35 @@ def depth_charge(
         if outcome == NO_LEGAL_MOVE:
             break
         for role in range(roles):
-            values[legal_inputs[chosen[role]]] = 1
+            move = legal_inputs[chosen[role]]
+            values[move] = 1
+            queued[move] = 1
+            stack[role] = move
             if recording:
                 trace[depth, bases + outputs + role] = chosen[role] - legal_starts[role]
-        run(values, code, layout, bounds[1], bounds[2])
+        settle(values, seen, counts, queued, stack, roles, code, layout)
+        top = 0
         for b in range(bases):
-            after[b] = values[next_lits[b] >> 1] ^ (next_lits[b] & 1)
-        values[:bases] = after
+            now = values[next_lits[b] >> 1] ^ (next_lits[b] & 1)
+            if now != values[b]:
+                after[top] = b
+                top += 1
+        # The inputs are taken back, and the changed base propositions flipped, in one propagation.
+        for k in range(top):
+            values[after[k]] ^= 1
+            queued[after[k]] = 1
+            stack[k] = after[k]
         for role in range(roles):
-            values[legal_inputs[chosen[role]]] = 0
+            move = legal_inputs[chosen[role]]
+            values[move] = 0
+            queued[move] = 1
+            stack[top] = move
+            top += 1
+        settle(values, seen, counts, queued, stack, top, code, layout)
         depth += 1
     for role in range(roles):
         goals[role] = -1
-    if outcome == TERMINAL:
-        run(values, code, layout, bounds[2], bounds[3])
-        for role in range(roles):
+        if outcome == TERMINAL:
             found = -1
             for k in range(goal_starts[role], goal_starts[role + 1]):
                 if values[goal_lits[k] >> 1] ^ (goal_lits[k] & 1):

@@ -1,17 +1,21 @@
 """Random playouts (depth charges) of a propositional network in native code compiled by numba.
 
-The network is flattened into one ``int32`` array (:class:`Kernel`): every gate except the not-gates,
-whose negation moves into the literals that read them (``2 * node + negated``), as a schedule entry
-``(op, node, first edge, end edge)`` over a shared array of literals. An and-gate (op 0) is decided by its
-first false literal, an or-gate (op 1) by its first true one. A cycle block is an entry (op 2) followed
-by its members: they are reset to false and swept in order until nothing changes (the least fixpoint).
+The network is flattened into one ``int32`` array (:class:`Kernel`). Not-gates disappear into the
+literals that read them (``2 * node + negated``); every other gate is a schedule entry ``(op, node,
+first literal, end literal)`` over a shared array of literals, in the network's evaluation order. A
+cycle block is an entry (op 2) followed by its members, which are reset to false and swept in order
+until nothing changes (the least fixpoint). Each node also has its fanout: the gates that read it.
 
-Three schedules evaluate one state: *analyse* (terminal and legal outputs), *successor* (the ``next``
-outputs, without the gates analyse has already evaluated for the same state) and *goals* (likewise).
-The kernel, :func:`gdl.engines.kernel.depth_charge`, loops: analyse; stop at a terminal state; choose
-each role's move uniformly among its legal outputs (xorshift64*, seeded by the caller); set the inputs;
-evaluate the successor. It is compiled once per installation (numba's ``cache=True``); numba is
-imported on the first playout, so that commands which never play out do not pay for it.
+The kernel, :func:`gdl.engines.kernel.depth_charge`, evaluates the first state gate by gate, then plays:
+stop at a terminal state; choose each role's move uniformly among its legal outputs (xorshift64*, seeded
+by the caller); set the inputs; read the ``next`` outputs; take the inputs back and flip the base
+propositions that change. Changes propagate differentially, as in ggp-base and Sancho: every gate keeps
+the count of its true literals and only the gates whose count crosses their threshold change in turn; a
+cycle block (where counts would be unsound: a positive cycle could keep itself true) that a change
+reaches is evaluated again as a whole. A move changes a few base propositions, so a step costs the
+gates they reach, not the network. The kernels are compiled once per installation (numba's
+``cache=True``); numba is imported on the first playout, so that commands which never play out do not
+pay for it.
 """
 
 from __future__ import annotations
@@ -32,8 +36,8 @@ AND_OP, OR_OP, BLOCK_OP = 0, 1, 2
 #: Sections of the flattened network, in the order of :attr:`Kernel.layout`.
 (
     OP, NODE, FIRST, END, LITS, LEGAL_LITS, LEGAL_INPUTS, LEGAL_STARTS, GOAL_LITS, GOAL_STARTS,
-    NEXT_LITS, SCHEDULES,
-) = range(12)
+    NEXT_LITS, NODE_OP, NODE_ARGS, NODE_BLOCK, FANOUT_STARTS, FANOUT,
+) = range(16)
 #: Kernel outcomes.
 TERMINAL, NO_LEGAL_MOVE, DEPTH_LIMIT = 0, 1, 2
 
@@ -103,52 +107,56 @@ def flatten(net: PropNet) -> Kernel:
     nodes: list[int] = []
     firsts: list[int] = []
     ends: list[int] = []
-    lits: list[int] = []
-    done: set[int] = set()
-
-    def schedule(outputs: Iterable[int]) -> None:
-        block_entry = -1
-        block_of = net.block_of
-        for node in net.cone(outputs):
-            if node in done:
-                continue
-            done.add(node)
-            block = block_of.get(node)
-            if block is not None and node == block[0]:
-                block_entry = len(ops)
-                ops.append(BLOCK_OP)
-                nodes.append(0)
-                firsts.append(0)
-                ends.append(0)
-            kind = net.kinds[node - first_gate]
-            if kind is Gate.NOT:
-                continue
-            if block is not None:
-                nodes[block_entry] += 1
-            ops.append(AND_OP if kind is Gate.AND else OR_OP)
-            nodes.append(node)
-            firsts.append(len(lits))
-            lits.extend(literal(arg) for arg in net.args[node - first_gate])
-            ends.append(len(lits))
-
+    # The terminal literal leads the literals so that the kernel finds it at a known place.
+    lits: list[int] = [literal(net.terminal)]
+    #: Per node: its gate's op and number of literals, and the schedule entry of its cycle block (or -1).
+    node_op = [0] * (net.size + 1)
+    node_args = [0] * (net.size + 1)
+    node_block = [-1] * (net.size + 1)
+    block_entry = -1
+    for node in net.cone(net.outputs()):
+        block = net.block_of.get(node)
+        if block is not None and node == block[0]:
+            block_entry = len(ops)
+            ops.append(BLOCK_OP)
+            nodes.append(0)
+            firsts.append(0)
+            ends.append(0)
+        kind = net.kinds[node - first_gate]
+        if kind is Gate.NOT:
+            continue
+        if block is not None:
+            nodes[block_entry] += 1
+            node_block[node] = block_entry
+        ops.append(AND_OP if kind is Gate.AND else OR_OP)
+        nodes.append(node)
+        firsts.append(len(lits))
+        lits.extend(literal(arg) for arg in net.args[node - first_gate])
+        ends.append(len(lits))
+        node_op[node] = ops[-1]
+        node_args[node] = ends[-1] - firsts[-1]
+    # Fanout: the gates that read each node, as literals 2 * gate + negated; a change inside a cycle block
+    # is not propagated within it (the block is evaluated as a whole).
+    readers: list[list[int]] = [[] for _ in range(net.size + 1)]
+    for entry, op in enumerate(ops):
+        if op == BLOCK_OP:
+            continue
+        gate = nodes[entry]
+        for lit in lits[firsts[entry] : ends[entry]]:
+            source = lit >> 1
+            if source != false_node and (node_block[gate] < 0 or node_block[source] != node_block[gate]):
+                readers[source].append(2 * gate + (lit & 1))
     legal_nodes = [node for entries in net.legal for _, node in entries]
     goal_nodes = [node for entries in net.goals for _, node in entries]
-    bounds = [0]
-    for outputs in ([net.terminal, *legal_nodes], list(net.next), goal_nodes):
-        schedule(outputs)
-        bounds.append(len(ops))
     input_of = {move: net.first_input + j for j, move in enumerate(net.moves)}
     legal_inputs = [input_of[(role, move)] for role, entries in enumerate(net.legal) for move, _ in entries]
     sections = [
-        ops, nodes, firsts, ends, [literal(net.terminal), *lits],
+        ops, nodes, firsts, ends, lits,
         [literal(node) for node in legal_nodes], legal_inputs, _starts(len(e) for e in net.legal),
         [literal(node) for node in goal_nodes], _starts(len(e) for e in net.goals),
-        [literal(node) for node in net.next], bounds,
+        [literal(node) for node in net.next], node_op, node_args, node_block,
+        _starts(len(r) for r in readers), [lit for r in readers for lit in r],
     ]
-    # The terminal literal leads the literals section so that the kernel finds it at a known place.
-    firsts = [f + 1 for f in firsts]
-    ends = [e + 1 for e in ends]
-    sections[FIRST], sections[END] = firsts, ends
     layout = np.zeros(len(sections) + 1, dtype=np.int64)
     layout[1:] = np.cumsum([len(s) for s in sections])
     code = np.fromiter((x for section in sections for x in section), dtype=np.int32, count=int(layout[-1]))
