@@ -39,17 +39,23 @@ _jit = numba.njit(cache=True, nogil=True)
 
 
 @_jit
+def section(code: Any, layout: Any, k: int) -> Any:
+    """Section ``k`` of a flattened network."""
+    return code[layout[k] : layout[k + 1]]
+
+
+@_jit
 def run(values: Any, code: Any, layout: Any, lo: int, hi: int) -> None:
     """Evaluate schedule entries ``lo:hi`` into ``values``.
 
     An and-gate (op 0) is decided by its first false literal, an or-gate (op 1) by its first true one:
     a literal decides when its value equals the op.
     """
-    op = code[layout[OP] : layout[OP + 1]]
-    node = code[layout[NODE] : layout[NODE + 1]]
-    first = code[layout[FIRST] : layout[FIRST + 1]]
-    end = code[layout[END] : layout[END + 1]]
-    lits = code[layout[LITS] : layout[LITS + 1]]
+    op = section(code, layout, OP)
+    node = section(code, layout, NODE)
+    first = section(code, layout, FIRST)
+    end = section(code, layout, END)
+    lits = section(code, layout, LITS)
     i = lo
     while i < hi:
         if op[i] == BLOCK_OP:
@@ -90,12 +96,12 @@ def settle(
     is on the stack at most once (``queued``); one that has changed back by the time it is taken off
     costs nothing. A cycle block that a change reaches is evaluated again as a whole.
     """
-    node = code[layout[NODE] : layout[NODE + 1]]
-    node_op = code[layout[NODE_OP] : layout[NODE_OP + 1]]
-    node_args = code[layout[NODE_ARGS] : layout[NODE_ARGS + 1]]
-    node_block = code[layout[NODE_BLOCK] : layout[NODE_BLOCK + 1]]
-    fanout_starts = code[layout[FANOUT_STARTS] : layout[FANOUT_STARTS + 1]]
-    fanout = code[layout[FANOUT] : layout[FANOUT + 1]]
+    node = section(code, layout, NODE)
+    node_op = section(code, layout, NODE_OP)
+    node_args = section(code, layout, NODE_ARGS)
+    node_block = section(code, layout, NODE_BLOCK)
+    fanout_starts = section(code, layout, FANOUT_STARTS)
+    fanout = section(code, layout, FANOUT)
     while top > 0:
         top -= 1
         source = stack[top]
@@ -144,17 +150,17 @@ def depth_charge(
     state). With a non-empty ``trace``, row ``t`` gets the base values and legal outputs of the ``t``-th
     state and the index of each role's chosen legal output.
     """
-    op = code[layout[OP] : layout[OP + 1]]
-    node = code[layout[NODE] : layout[NODE + 1]]
-    first = code[layout[FIRST] : layout[FIRST + 1]]
-    end = code[layout[END] : layout[END + 1]]
-    lits = code[layout[LITS] : layout[LITS + 1]]
-    legal_lits = code[layout[LEGAL_LITS] : layout[LEGAL_LITS + 1]]
-    legal_inputs = code[layout[LEGAL_INPUTS] : layout[LEGAL_INPUTS + 1]]
-    legal_starts = code[layout[LEGAL_STARTS] : layout[LEGAL_STARTS + 1]]
-    goal_lits = code[layout[GOAL_LITS] : layout[GOAL_LITS + 1]]
-    goal_starts = code[layout[GOAL_STARTS] : layout[GOAL_STARTS + 1]]
-    next_lits = code[layout[NEXT_LITS] : layout[NEXT_LITS + 1]]
+    op = section(code, layout, OP)
+    node = section(code, layout, NODE)
+    first = section(code, layout, FIRST)
+    end = section(code, layout, END)
+    lits = section(code, layout, LITS)
+    legal_lits = section(code, layout, LEGAL_LITS)
+    legal_inputs = section(code, layout, LEGAL_INPUTS)
+    legal_starts = section(code, layout, LEGAL_STARTS)
+    goal_lits = section(code, layout, GOAL_LITS)
+    goal_starts = section(code, layout, GOAL_STARTS)
+    next_lits = section(code, layout, NEXT_LITS)
     bases = next_lits.shape[0]
     outputs = legal_lits.shape[0]
     roles = legal_starts.shape[0] - 1
