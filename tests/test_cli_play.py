@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import re
 import sys
 from pathlib import Path
@@ -31,8 +32,8 @@ def test_play_shows_every_step_with_a_board_and_the_goals(
     out = capsys.readouterr().out
     assert status == 0
     assert out.startswith("tictactoe: xplayer = legal, oplayer = random (play clock 1 s)")
-    assert "initial state\n    1 2 3\n  1 . . .\n  2 . . .\n  3 . . .\n  (control xplayer)\n" in out
-    assert "step 1: xplayer (mark 1 1); oplayer noop\n    1 2 3\n  1 x . .\n" in out
+    assert "initial state\n    1 2 3\n  3 . . .\n  2 . . .\n  1 . . .\n  (control xplayer)\n" in out
+    assert "step 1: xplayer (mark 1 1); oplayer noop\n    1 2 3\n  3 . . .\n  2 . . .\n  1 x . .\n" in out
     record = json.loads(saved.read_text(encoding="utf-8"))
     steps = re.findall(r"^step (\d+):", out, re.MULTILINE)
     assert [int(s) for s in steps] == list(range(1, len(record["moves"]) + 1))
@@ -88,21 +89,66 @@ def test_a_human_plays_from_standard_input(
 def test_render_draws_boards_and_lists_other_fluents() -> None:
     game = gdl.load(GAMES / "tictactoe.kif")
     state = game.state(["(cell 1 1 x)", "(cell 1 2 b)", "(cell 2 1 o)", "(cell 2 2 b)", "(control oplayer)"])
-    assert render(state) == "    1 2\n  1 x .\n  2 o .\n  (control oplayer)"
+    assert render(state) == "    1 2\n  2 . .\n  1 x o\n  (control oplayer)"
     buttons = gdl.load(GAMES / "buttons.kif")
     assert render(buttons.initial_state()) == "  (step 0)"
     lit = buttons.state(["(on q)", "(on p)", "(step 2)"])
     assert render(lit) == "  (on p)\n  (on q)\n  (step 2)"
 
 
-def test_render_orders_numbers_numerically_and_leaves_gaps_empty() -> None:
-    cells = " ".join(f"(init (cell {r} {c} x))" for r, c in ((1, 1), (1, 10), (2, 2), (10, 1)))
+def drawn_board(text: str) -> dict[tuple[str, str], str]:
+    """The squares of a drawn board by (column label, row label), read back by the header's positions."""
+    header, *rows = [line for line in text.splitlines() if not line.startswith("  (")]
+    ends = [m.end() for m in re.finditer(r"\S+", header)]
+    width = ends[1] - ends[0] - 1 if len(ends) > 1 else len(header.split()[0])
+    board = {}
+    for row in rows:
+        for label, end in zip(header.split(), ends, strict=True):
+            board[label, row.split()[0]] = row[end - width:end].strip()
+    return board
+
+
+def test_render_orders_numbers_numerically_and_completes_short_runs_only() -> None:
+    cells = " ".join(f"(init (cell {x} {y} x))" for x, y in ((1, 1), (1, 100), (2, 2), (100, 1), (3, 2)))
     game = gdl.parse(f"(role r) {cells} (legal r wait) (<= (next (cell ?x ?y ?v)) (true (cell ?x ?y ?v)))"
                      "(<= terminal (true (cell 2 2 x))) (goal r 100)")
     lines = render(game.initial_state()).splitlines()
-    assert lines[0].split() == ["1", "2", "10"]
-    assert [line.split()[0] for line in lines[1:]] == ["1", "2", "10"]
-    assert lines[1] == "   1  x     x"  # (cell 1 2 _) is not a fluent: drawn blank
+    assert lines[0].split() == ["1", "2", "3", "100"]  # 1..100 is too long a run to complete
+    assert [line.split()[0] for line in lines[1:]] == ["100", "2", "1"]
+    board = drawn_board("\n".join(lines))
+    assert {k for k, v in board.items() if v == "x"} == {("1", "1"), ("1", "100"), ("2", "2"), ("100", "1"),
+                                                          ("3", "2")}
+    assert board["1", "2"] == ""  # (cell 1 2 _) is not a fluent: drawn blank
+
+
+def test_render_puts_the_first_argument_across_and_completes_letters() -> None:
+    cells = "(init (cell b 1 x)) (init (cell d 2 y)) (init (cell a 3 z)) (init (cell c 1 w))"
+    game = gdl.parse(f"(role r) {cells} (legal r wait) (<= (next (cell ?x ?y ?v)) (true (cell ?x ?y ?v)))"
+                     "(<= terminal (true (cell a 1 x))) (goal r 100)")
+    drawn = render(game.initial_state()).splitlines()
+    assert drawn == ["    a b c d", "  3 z      ", "  2       y", "  1   x w  "]
+
+
+def test_connect_four_is_drawn_with_columns_across_and_pieces_stacked_from_the_bottom(corpus: Path) -> None:
+    # Gravity is the oracle: in every drawn column the pieces fill the bottom rows without a gap, and a
+    # drop into column x makes that column one piece taller.
+    game = gdl.load(corpus / "games" / "connectfour.kif", engine="datalog")
+    state, rng = game.initial_state(), random.Random(7)
+    heights: dict[str, int] = {}
+    for step in range(14):
+        mover = next(r for r in game.roles if str(state.legal_moves(r)[0]) != "noop")
+        move = rng.choice(state.legal_moves(mover))
+        state = state.next({r: move if r == mover else "noop" for r in game.roles})
+        column = str(move.args[0])  # type: ignore[attr-defined]
+        heights[column] = heights.get(column, 0) + 1
+        if step < 4 or state.is_terminal():
+            continue  # fewer than four pieces are listed, not drawn
+        board = drawn_board(render(state))
+        rows = sorted({row for _, row in board}, key=int)
+        for label in {column for column, _ in board}:
+            filled = [bool(board[label, row]) for row in rows]  # bottom row first
+            assert filled == sorted(filled, reverse=True), f"gap in column {label}"
+            assert sum(filled) == heights.get(label, 0)
 
 
 # -- tournaments ---------------------------------------------------------------------------------------------

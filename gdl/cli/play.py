@@ -1,7 +1,7 @@
 """``gdl play GAME --player ROLE=KIND[:option=value,...] ...``: play one match and show every step.
 
 Each step prints the joint move and then the state: fluents like ``(cell x y v)`` are drawn as a grid
-(first argument down, second across), the other fluents are listed sorted. Roles without a
+(first argument across, second up), the other fluents are listed sorted. Roles without a
 ``--player`` are played by ``random``. ``--json FILE`` saves the match in the ggp-base format.
 """
 
@@ -22,6 +22,8 @@ from gdl.syntax.model import Constant, Function, Term
 
 #: Cell values drawn as an empty square.
 _BLANKS = {"b", "blank", "empty", "none", "nil"}
+#: A board axis of numbers is drawn with every number between its least and greatest up to this length.
+_MAX_FILLED_AXIS = 32
 #: ``ROLE=`` in front of a player description: an ``=`` before any ``:``.
 _ROLE_PREFIX = re.compile(r"^\s*([^:=\s]+)\s*=(.*)$")
 
@@ -43,6 +45,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--play-clock", type=float, default=5.0, help="seconds per move (default 5)")
     parser.add_argument("--seed", type=int, help="seed for the players and the random moves of faulty ones")
     parser.add_argument("--json", metavar="FILE", help="save the match record (ggp-base JSON) to FILE")
+    parser.add_argument(
+        "--max-steps", type=int, metavar="N", help="abort the match after N steps without a terminal state"
+    )
     parser.add_argument("--quiet", "-q", action="store_true", help="show only the result")
     add_engine_option(parser)
     parser.set_defaults(run=run)
@@ -79,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         players = assign_players(game, args.player, args.seed)
         match = Match(
             game, players, args.start_clock, args.play_clock, seed=args.seed,
-            on_step=None if args.quiet else show_step,
+            max_steps=args.max_steps, on_step=None if args.quiet else show_step,
         )
     except (PlayerSpecError, UnknownRoleError, ValueError) as problem:
         print(f"gdl play: {problem}", file=sys.stderr)
@@ -147,18 +152,31 @@ def _largest_board(fluents: list[Term]) -> list[Function]:
 
 
 def _grid(cells: list[Function]) -> list[str]:
-    def order(term: Term) -> tuple[int, int, str]:
-        text = str(term)
-        return (0, int(text), "") if text.isdigit() else (1, 0, text)
-
-    rows = sorted({c.args[0] for c in cells}, key=order)
-    columns = sorted({c.args[1] for c in cells}, key=order)
-    value = {(c.args[0], c.args[1]): str(c.args[2]) for c in cells}
+    """The cells drawn as a grid: first argument across (the column, x), second argument down (the row, y),
+    the highest row on top. So files and ranks come out as in chess diagrams, connect four's first
+    row is at the bottom, and breakthrough's white starts at the bottom."""
+    value = {(str(c.args[0]), str(c.args[1])): str(c.args[2]) for c in cells}
     shown = {k: "." if v in _BLANKS else v for k, v in value.items()}
-    width = max(len(str(t)) for t in [*columns, *shown.values()])
-    margin = max(len(str(r)) for r in rows)
-    lines = [" " * (margin + 3) + " ".join(str(c).rjust(width) for c in columns)]
+    columns = _axis({x for x, _ in value})
+    rows = _axis({y for _, y in value})[::-1]
+    width = max(len(t) for t in [*columns, *shown.values()])
+    margin = max(len(r) for r in rows)
+    lines = [" " * (margin + 3) + " ".join(c.rjust(width) for c in columns)]
     for row in rows:
-        squares = " ".join(shown.get((row, column), " ").rjust(width) for column in columns)
-        lines.append(f"  {str(row).rjust(margin)} {squares}")
+        squares = " ".join(shown.get((column, row), " ").rjust(width) for column in columns)
+        lines.append(f"  {row.rjust(margin)} {squares}")
     return lines
+
+
+def _axis(labels: set[str]) -> list[str]:
+    """Coordinates in order, numbers numerically; a short run of numbers (from 1, or from 0 when used)
+    or of letters is completed, so that a board with few pieces, as in connect four, keeps its empty
+    rows and columns."""
+    if all(label.isdigit() for label in labels):
+        low, high = min(1, *map(int, labels)), max(map(int, labels))
+        if high - low < _MAX_FILLED_AXIS:
+            return [str(n) for n in range(low, high + 1)]
+        return sorted(labels, key=int)
+    if all(len(label) == 1 and label.isalpha() for label in labels):
+        return [chr(n) for n in range(ord(min(labels)), ord(max(labels)) + 1)]
+    return sorted(labels, key=lambda text: (not text.isdigit(), int(text) if text.isdigit() else 0, text))
