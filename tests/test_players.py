@@ -201,6 +201,46 @@ def test_minimax_is_paranoid_but_finds_dominant_simultaneous_moves() -> None:
     assert str(started("minimax", game, "column").play(state, time.monotonic() + 5)) == "l"
 
 
+#: One player, two ways to the same end: ``a_slow`` takes two steps, ``b_fast`` one. The slow move sorts
+#: first, so a player that breaks ties by move order alone takes it.
+RACE = """
+(role r) (init (at start))
+(<= (legal r a_slow) (true (at start)))
+(<= (legal r b_fast) (true (at start)))
+(<= (legal r go) (true (at middle)))
+(<= (next (at middle)) (does r a_slow))
+(<= (next (at end)) (does r b_fast))
+(<= (next (at end)) (does r go))
+(<= terminal (true (at end)))
+(goal r GOAL)
+"""
+
+
+@pytest.mark.parametrize(("goal", "best"), [(100, "b_fast"), (0, "a_slow"), (50, None)])
+def test_minimax_wins_soonest_and_loses_latest(goal: int, best: str | None) -> None:
+    game = gdl.parse(RACE.replace("GOAL", str(goal)))
+    player = started("minimax", game, "r")
+    move = str(player.play(game.initial_state(), time.monotonic() + 5))
+    assert best is None or move == best
+    assert player.info()["exact"] is True and player.info()["value"] == goal
+
+
+def test_minimax_wins_soonest_even_when_both_wins_are_known_from_an_earlier_search() -> None:
+    # Before its move the player searches from (at p), where the opponent may move to (at middle) or to
+    # (at start): both wins are then proven and stored, and the slow one is stored as the best move of
+    # (at start). Move order alone would replay it; the depth tie-break takes the quick one.
+    game = gdl.parse(RACE.replace("GOAL", "100").replace("(init (at start))", "(init (at p))") + """
+        (role opp) (<= (legal r noop) (true (at p)))
+        (<= (legal opp to_middle) (true (at p))) (<= (legal opp to_start) (true (at p)))
+        (<= (legal opp noop) (not (true (at p))))
+        (<= (next (at middle)) (does opp to_middle)) (<= (next (at start)) (does opp to_start))
+        (goal opp 0)""")
+    player = started("minimax", game, "r")
+    before = game.initial_state()
+    player.play(before, time.monotonic() + 5)
+    assert str(player.play(before.next({"r": "noop", "opp": "to_start"}), time.monotonic() + 5)) == "b_fast"
+
+
 def test_minimax_answers_before_its_deadline(tictactoe: Game) -> None:
     player = started("minimax:margin=0.05", tictactoe, "xplayer")
     begun = time.monotonic()

@@ -10,7 +10,8 @@ is the goal it can *guarantee* (its security level), a sound lower bound on what
 Iterative deepening searches to depth 1, 2, 3, ... plies (joint moves) until the play clock (less a
 safety ``margin``) runs out, an optional maximum ``depth`` is reached, or an iteration reaches no
 cut-off, which means the search was exhaustive and its value exact. The move of the last completed
-iteration is played.
+iteration is played. Of two moves with the same outcome, the one that wins sooner (or loses later)
+is preferred: values are discounted towards 50 by a tiny factor per ply.
 
 **Heuristic at cut-off depths** (documented as such: it is a guess, not a value). A state at the depth
 limit that is not terminal is scored ``25 + goal / 2``, where ``goal`` is the player's goal value in
@@ -36,6 +37,10 @@ _EXACT_DEPTH = 1 << 30
 #: Transposition tables are cleared beyond this many entries to bound memory.
 _TABLE_LIMIT = 2_000_000
 _UNKNOWN_GOAL = 50.0
+#: Each ply shrinks a value towards 50 by this factor, so that of two equal outcomes the nearer win and
+#: the farther loss score higher (the depth tie-break). Over 10,000 plies values move by less than 0.05,
+#: far less than the gap between two goal values (1) or two guesses (0.5), so no outcome swaps rank.
+_DISCOUNT = 1 - 1e-7
 
 
 class _OutOfTime(Exception):
@@ -90,7 +95,8 @@ class MinimaxPlayer(Player):
             entry = self._table.get(state)
             if entry is not None and entry.best is not None:
                 best = entry.best
-        self._info = {"depth": depth, "value": value, "exact": exact, "nodes": self._nodes}
+        shown = None if value is None else round(value, 2)
+        self._info = {"depth": depth, "value": shown, "exact": exact, "nodes": self._nodes}
         return best
 
     def _search(self, state: State, depth: int, alpha: float, beta: float) -> float:
@@ -123,7 +129,8 @@ class MinimaxPlayer(Player):
             for reply in replies:
                 joint = dict(zip(self._others, reply, strict=True))
                 joint[self.role] = move
-                worst = min(worst, self._search(state.next(joint), depth - 1, low, high))
+                value = self._search(state.next(joint), depth - 1, _undiscount(low), _undiscount(high))
+                worst = min(worst, _discount(value))
                 if worst <= low:
                     break
                 high = min(high, worst)
@@ -144,3 +151,13 @@ class MinimaxPlayer(Player):
         except GameDefinitionError:
             goal = _UNKNOWN_GOAL
         return 25.0 + goal / 2
+
+
+def _discount(value: float) -> float:
+    """A child's value as seen one ply above it (see :data:`_DISCOUNT`)."""
+    return 50.0 + (value - 50.0) * _DISCOUNT
+
+
+def _undiscount(value: float) -> float:
+    """The inverse of :func:`_discount`: an alpha-beta bound passed down one ply."""
+    return 50.0 + (value - 50.0) / _DISCOUNT
