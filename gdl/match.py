@@ -14,8 +14,8 @@ with something that is not a legal move, or has not answered by its deadline get
 and a random legal move played for it, and the match goes on. Each player runs in its own worker
 thread, so the runner stops waiting at the deadline even when a player blocks; a blocked player's
 later calls queue behind the one it is stuck in. Human players (``is_human``) are waited for. Since
-reasoners are not thread-safe, a match serialises the calls to its game's reasoner with a lock (see
-:func:`make_thread_safe`); this stays in place after the match.
+reasoners are not thread-safe, a match serialises the calls to its game's reasoner with a lock while it
+runs and until the last of its players' threads has ended; then the game is as it was given.
 
 By default a role with exactly one legal move (e.g. ``noop`` while the other side moves) plays it
 without asking its player, so that players sharing this process do not slow each other down;
@@ -58,75 +58,104 @@ class _LockedReasoner:
     """
 
     def __init__(self, reasoner: Reasoner[Any]) -> None:
-        self._reasoner = reasoner
+        self.unlocked = reasoner
         self.roles = reasoner.roles
         with _LOCKS_GUARD:
             self._lock = _LOCKS.setdefault(reasoner, threading.Lock())
 
     def initial(self) -> Any:
         with self._lock:
-            return self._reasoner.initial()
+            return self.unlocked.initial()
 
     def fluents(self, state: Any) -> frozenset[Term]:
         with self._lock:
-            return self._reasoner.fluents(state)
+            return self.unlocked.fluents(state)
 
     def from_fluents(self, fluents: Iterable[Term]) -> Any:
         with self._lock:
-            return self._reasoner.from_fluents(list(fluents))
+            return self.unlocked.from_fluents(list(fluents))
 
     def legal(self, state: Any, role: int) -> tuple[Term, ...]:
         with self._lock:
-            return self._reasoner.legal(state, role)
+            return self.unlocked.legal(state, role)
 
     def next(self, state: Any, moves: Sequence[Term]) -> Any:
         with self._lock:
-            return self._reasoner.next(state, moves)
+            return self.unlocked.next(state, moves)
 
     def terminal(self, state: Any) -> bool:
         with self._lock:
-            return self._reasoner.terminal(state)
+            return self.unlocked.terminal(state)
 
     def goals(self, state: Any, role: int) -> tuple[Term, ...]:
         with self._lock:
-            return self._reasoner.goals(state, role)
+            return self.unlocked.goals(state, role)
 
 
-def make_thread_safe(game: Game) -> None:
-    """Serialise the calls to ``game``'s reasoner with a lock, so that several threads may play it.
+#: How many matches and player threads use each game now; its reasoner is locked while any does.
+_USERS: weakref.WeakKeyDictionary[Game, int] = weakref.WeakKeyDictionary()
+_USERS_GUARD = threading.Lock()
 
-    The game object itself is changed (its states stay comparable with the states of the match);
-    the cost is a lock per reasoner call, small beside the call itself.
+
+def _use(game: Game) -> None:
+    """Note one more user of ``game`` from another thread; the first one puts a lock on its reasoner.
+
+    The game object itself is changed, not copied, so that the states of a match stay comparable with
+    the user's states of the same game; the cost is a lock per reasoner call, small beside the call.
     """
-    if not isinstance(game.reasoner, _LockedReasoner):
-        game.reasoner = _LockedReasoner(game.reasoner)
+    with _USERS_GUARD:
+        if not _USERS.get(game) and not isinstance(game.reasoner, _LockedReasoner):
+            game.reasoner = _LockedReasoner(game.reasoner)
+        _USERS[game] = _USERS.get(game, 0) + 1
+
+
+def _done_with(game: Game) -> None:
+    """Undo one :func:`_use`; the last user takes the lock away again."""
+    with _USERS_GUARD:
+        _USERS[game] -= 1
+        if _USERS[game] == 0:
+            del _USERS[game]
+            if isinstance(game.reasoner, _LockedReasoner):
+                game.reasoner = game.reasoner.unlocked
 
 
 class _Worker:
-    """A daemon thread that runs one player's calls in order; :meth:`submit` returns a future."""
+    """A daemon thread that runs one player's calls in order; :meth:`submit` returns a future.
 
-    def __init__(self, name: str) -> None:
+    The thread uses ``game`` (see :func:`_use`) until it ends, which may be after the match when a
+    player is stuck in a call.
+    """
+
+    def __init__(self, name: str, game: Game) -> None:
         self._calls: queue.Queue[tuple[concurrent.futures.Future[Any], Callable[[], Any]] | None] = (
             queue.Queue()
         )
-        threading.Thread(target=self._serve, name=f"gdl-player-{name}", daemon=True).start()
+        self._game = game
+        _use(game)
+        self._thread = threading.Thread(target=self._serve, name=f"gdl-player-{name}", daemon=True)
+        self._thread.start()
 
     def submit(self, call: Callable[[], Any]) -> concurrent.futures.Future[Any]:
         future: concurrent.futures.Future[Any] = concurrent.futures.Future()
         self._calls.put((future, call))
         return future
 
-    def close(self) -> None:
+    def close(self, wait: float) -> None:
+        """End the thread once its calls are done; wait up to ``wait`` seconds for that."""
         self._calls.put(None)
+        self._thread.join(wait)
 
     def _serve(self) -> None:
-        while (item := self._calls.get()) is not None:
-            future, call = item
-            if future.set_running_or_notify_cancel():
-                try:
-                    future.set_result(call())
-                except BaseException as problem:  # any failure of a player is its error
-                    future.set_exception(problem)
+        try:
+            while (item := self._calls.get()) is not None:
+                future, call = item
+                if future.set_running_or_notify_cancel():
+                    try:
+                        future.set_result(call())
+                    except BaseException as problem:  # any failure of a player is its error
+                        future.set_exception(problem)
+        finally:
+            _done_with(self._game)
 
 
 @dataclass
@@ -243,7 +272,6 @@ class Match:
             raise ValueError(f"roles {', '.join(shared)} share one player object; give each role its own")
         if start_clock <= 0 or play_clock <= 0:
             raise ValueError(f"clocks must be positive, got start {start_clock} and play {play_clock}")
-        make_thread_safe(game)
         self.game = game
         self.players = wanted
         self.start_clock = start_clock
@@ -267,12 +295,16 @@ class Match:
             start_time=time.time(),
             humans=tuple(r for r in roles if self.players[r].is_human),
         )
-        workers = {r: _Worker(r) for r in roles}
+        _use(self.game)
         try:
-            self._play(record, workers)
+            workers = {r: _Worker(r, self.game) for r in roles}
+            try:
+                self._play(record, workers)
+            finally:
+                for worker in workers.values():
+                    worker.close(self.grace)
         finally:
-            for worker in workers.values():
-                worker.close()
+            _done_with(self.game)
         return record
 
     def _play(self, record: MatchRecord, workers: dict[str, _Worker]) -> None:

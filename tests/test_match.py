@@ -158,6 +158,41 @@ def test_a_player_that_never_answers_cannot_stop_the_match(tictactoe: Game) -> N
     assert record.error_count("xplayer") >= 3
 
 
+def test_the_game_is_given_back_unchanged_after_a_match() -> None:
+    game = gdl.load(GAMES / "tictactoe.kif", engine="datalog")
+    reasoner = game.reasoner
+    seen: list[object] = []
+
+    class Watcher(Player):
+        name = "watcher"
+
+        def play(self, state: State, deadline: float) -> Term:
+            seen.append(state.game.reasoner)
+            return state.legal_moves(self.role)[0]
+
+    record = Match(game, {"xplayer": Watcher(), "oplayer": make_player("random:seed=1")}, play_clock=1).run()
+    assert record.completed
+    assert seen and all(r is not reasoner for r in seen)  # locked while players think in their threads
+    assert game.reasoner is reasoner
+    assert record.states[0] == game.initial_state()
+
+
+def test_a_stuck_player_keeps_the_lock_until_its_thread_ends() -> None:
+    game = gdl.load(GAMES / "tictactoe.kif", engine="datalog")
+    reasoner, release = game.reasoner, threading.Event()
+    try:
+        players = {"xplayer": Blocked(release), "oplayer": make_player("legal")}
+        record = Match(game, players, play_clock=0.05).run()
+        assert record.completed and game.reasoner is not reasoner  # the stuck call may still use the game
+    finally:
+        release.set()
+    for _ in range(200):
+        if game.reasoner is reasoner:
+            break
+        time.sleep(0.01)
+    assert game.reasoner is reasoner
+
+
 def test_errors_at_the_start_are_recorded_and_the_match_goes_on(tictactoe: Game) -> None:
     class BadStart(Player):
         name = "badstart"
