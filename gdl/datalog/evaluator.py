@@ -83,6 +83,16 @@ class Database:
         self._specs_of.setdefault(relation, []).append(spec)
         return found
 
+    def extended(self) -> Database:
+        """A database holding this one's relations and indexes (shared, not copied) as its own, for
+        complete relations that will not change, to which others can be added."""
+        database = Database(self.parent)
+        database.relations.update(self.relations)
+        database.owned.update(self.owned)
+        database._indexes.update(self._indexes)
+        database._specs_of.update((relation, list(specs)) for relation, specs in self._specs_of.items())
+        return database
+
     def extend(self, relation: str, facts: set[Fact]) -> None:
         """Add facts new to an owned relation, keeping its indexes up to date."""
         self.relations[relation] |= facts

@@ -10,13 +10,19 @@ API boundary.
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
 
 import networkx as nx
 
 from gdl.check import CheckedProgram
+from gdl.check.program import check_rewritten
 from gdl.datalog.evaluator import Database, Evaluator
+from gdl.datalog.magic import rewrite
+from gdl.datalog.plan import relation_key
+from gdl.datalog.terms import TermTable
 from gdl.errors import GameDefinitionError
 from gdl.syntax.model import Term
 
@@ -50,55 +56,123 @@ class _StateResults:
         self.terminal: bool | None = None
 
 
-class DatalogReasoner:
-    """A :class:`gdl.engines.base.Reasoner` over a stratified bottom-up Datalog evaluator."""
+def _faster(rewritten: _Strata, plain: _Strata, state: DatalogState) -> _Strata:
+    """Whichever answers ``state`` sooner; the plain game gets a few times the rewritten one's time
+    (plus a little), so that a game that is slow as written costs little more than the trial."""
+    start = time.process_time()
+    seconds = rewritten.state_seconds(state, math.inf)
+    assert seconds is not None
+    deadline = time.process_time() + 4 * (time.process_time() - start) + 0.05
+    plain_seconds = plain.state_seconds(state, deadline)
+    return plain if plain_seconds is not None and plain_seconds <= seconds else rewritten
 
-    def __init__(self, checked: CheckedProgram) -> None:
-        self.checked = checked
-        self.evaluator = evaluator = Evaluator(checked)
-        self.table = table = evaluator.table
-        graph: nx.DiGraph = checked.graph
+
+def demand_driven(checked: CheckedProgram) -> CheckedProgram:
+    """The game rewritten to compute only what ``legal``, ``terminal``, ``goal`` and ``next`` can use.
+
+    Relations that depend on ``true`` or ``does`` are computed per state, so computing only the facts
+    some rule asks for pays off there (see :mod:`gdl.datalog.magic`); relations computed once per game
+    are left whole. When the rewritten game cannot be stratified, the game is evaluated as written.
+    """
+    graph: nx.DiGraph = checked.graph
+    inputs = {"true", "does"}
+    per_state = {
+        relation
+        for relation in graph.nodes
+        if relation not in inputs and not inputs.isdisjoint(nx.descendants(graph, relation))
+    }
+    rewritten = rewrite(checked.program, ("legal", "terminal", "goal", "next"), per_state)
+    return check_rewritten(rewritten.program, checked).checked or checked
+
+
+class _Strata:
+    """One program's strata, sorted into layers, with the runners of the strata each query needs.
+
+    Relations computed once per game (layer 0) are evaluated into ``static`` (or taken from ``shared``,
+    the static database of another program for the same game, when it has them).
+    """
+
+    def __init__(self, program: CheckedProgram, table: TermTable, shared: Database | None = None) -> None:
+        self.evaluator = evaluator = Evaluator(program, table)
+        graph: nx.DiGraph = program.graph
         depends_on = {node: nx.descendants(graph, node) | {node} for node in graph.nodes}
 
         def layer(number: int) -> int:
-            uses = set().union(*(depends_on.get(r, {r}) for r in checked.strata[number].relations))
+            uses = set().union(*(depends_on.get(r, {r}) for r in program.strata[number].relations))
             return 2 if "does" in uses else 1 if "true" in uses else 0
 
-        layers = [layer(number) for number in range(len(checked.strata))]
-        self._static = Database()
+        self.layers = layers = [layer(number) for number in range(len(program.strata))]
+        self.static = shared.extended() if shared is not None else Database()
         for number, level in enumerate(layers):
-            if level == 0:
-                evaluator.run(number, self._static)
-        evaluator.fix(self._static)
+            heads = {relation_key(rule.head) for rule in program.strata[number].rules}
+            if level == 0 and not heads <= self.static.owned:
+                evaluator.run(number, self.static)
+        evaluator.fix(self.static)
 
         def needed(relation: str, *levels: int) -> tuple[int, ...]:
             uses = depends_on.get(relation, {relation})
             return tuple(
-                number for number, stratum in enumerate(checked.strata)
+                number for number, stratum in enumerate(program.strata)
                 if layers[number] in levels and stratum.relations & uses
             )
 
         # legal, terminal and goal are decided before the moves: a relation they use that depends on
         # ``does`` is evaluated in the state, where ``does`` is empty (fire_sheep's terminal needs it).
         #: Per query (``_LEGAL`` ...), the strata it needs in a state.
-        self._needed = (
+        self.needed = (
             needed("legal", 1, 2), needed("terminal", 1, 2), needed("goal", 1, 2), needed("next", 1)
         )
-        self._next_move_strata = needed("next", 2)
+        self.next_move_strata = needed("next", 2)
         #: (strata done, query) -> (function running the strata still needed, strata done after it).
-        self._steps: dict[tuple[frozenset[int], int], tuple[Callable[[Database], None], frozenset[int]]] = {}
-        self._move_runner: Callable[[Database], None] | None = None
-        self._layers = layers
-        self._states = 0
+        self.steps: dict[tuple[frozenset[int], int], tuple[Callable[[Database], None], frozenset[int]]] = {}
+        self.move_runner: Callable[[Database], None] | None = None
 
+    def state_seconds(self, state: DatalogState, deadline: float) -> float | None:
+        """CPU seconds to answer legal, terminal and goal in ``state`` once the strata are compiled
+        (they are compiled by a first run), or None when the runs pass ``deadline``."""
+        numbers = sorted({n for query in (_LEGAL, _TERMINAL, _GOAL) for n in self.needed[query]})
+        for _ in range(2):
+            database = Database(self.static)
+            database.own("true/1", ((fluent,) for fluent in state))
+            start = time.process_time()
+            for number in numbers:
+                self.evaluator.run(number, database)
+                if time.process_time() > deadline:
+                    return None
+        return time.process_time() - start
+
+
+class DatalogReasoner:
+    """A :class:`gdl.engines.base.Reasoner` over a stratified bottom-up Datalog evaluator.
+
+    ``demand`` chooses between the game as written and its demand-driven rewriting
+    (:func:`demand_driven`): either can be far faster than the other (chess computes millions of
+    facts per state as written and a few thousand rewritten; checkers is three times slower
+    rewritten), so by default both answer the initial state and the faster one is kept.
+    """
+
+    def __init__(self, checked: CheckedProgram, *, demand: bool | None = None) -> None:
+        self.checked = checked
+        self.table = table = TermTable()
+        strata = plain = _Strata(checked, table)
+        self._initial: DatalogState = frozenset(fact[0] for fact in plain.static.facts("init/1"))
+        rewritten = demand_driven(checked) if demand is not False else checked
+        if rewritten is not checked:
+            strata = _Strata(rewritten, table, plain.static)
+            if demand is None:
+                strata = _faster(strata, plain, self._initial)
+        #: Whether states are evaluated by the demand-driven rewriting of the game.
+        self.demand_driven = strata is not plain
+        self._strata = strata
+        self.evaluator = strata.evaluator
+        self._states = 0
+        self._cache: dict[DatalogState, _StateResults] = {}
         self.roles: tuple[str, ...] = tuple(
             str(rule.head.args[0]) for rule in checked.program.rules
             if rule.head.relation == "role" and len(rule.head.args) == 1 and not rule.body
         )
         self._role_ids = tuple(table.constant(role) for role in self.roles)
         self._role_index = {role: i for i, role in enumerate(self._role_ids)}
-        self._initial: DatalogState = frozenset(fact[0] for fact in self._static.facts("init/1"))
-        self._cache: dict[DatalogState, _StateResults] = {}
 
     # -- states -------------------------------------------------------------------------------------
 
@@ -123,16 +197,17 @@ class DatalogReasoner:
             self._states += 1
             if self._states == REPLAN_AT:
                 self._replan()
-            database = Database(self._static)
+            database = Database(self._strata.static)
             database.own("true/1", ((fluent,) for fluent in state))
             results = self._cache[state] = _StateResults(database)
+        strata = self._strata
         key = (results.done, query)
-        step = self._steps.get(key)
+        step = strata.steps.get(key)
         if step is None:
-            todo = tuple(n for n in self._needed[query] if n not in results.done)
+            todo = tuple(n for n in strata.needed[query] if n not in results.done)
             # The first state to need these strata runs them while they are compiled.
-            runner = self.evaluator.runner(todo, results.database)
-            step = self._steps[key] = (runner, results.done | frozenset(todo))
+            runner = strata.evaluator.runner(todo, results.database)
+            step = strata.steps[key] = (runner, results.done | frozenset(todo))
             results.done = step[1]
             return results
         step[0](results.database)
@@ -141,9 +216,10 @@ class DatalogReasoner:
 
     def _replan(self) -> None:
         """Plan the per-state strata again, by the relation sizes of a state deeper in the game."""
-        self.evaluator.replan(n for n, level in enumerate(self._layers) if level > 0)
-        self._steps.clear()
-        self._move_runner = None
+        strata = self._strata
+        strata.evaluator.replan(n for n, level in enumerate(strata.layers) if level > 0)
+        strata.steps.clear()
+        strata.move_runner = None
 
     # -- relations ----------------------------------------------------------------------------------
 
@@ -174,10 +250,11 @@ class DatalogReasoner:
         database = Database(results.database)
         intern = self.table.intern
         database.own("does/2", zip(self._role_ids, map(intern, moves), strict=True))
-        if self._move_runner is None:
-            self._move_runner = self.evaluator.runner(self._next_move_strata, database)
+        strata = self._strata
+        if strata.move_runner is None:
+            strata.move_runner = strata.evaluator.runner(strata.next_move_strata, database)
         else:
-            self._move_runner(database)
+            strata.move_runner(database)
         return frozenset(fact[0] for fact in database.facts("next/1"))
 
     def _by_role(self, database: Database, relation: str) -> list[tuple[Term, ...]]:
