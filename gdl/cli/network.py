@@ -8,6 +8,7 @@ with their atoms. ``--table`` prints one Markdown table row per game instead (fo
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from pathlib import Path
@@ -103,7 +104,8 @@ def _one(path: Path, args: argparse.Namespace) -> int:
     except GameTooLargeError as problem:
         if args.table:
             spent = time.process_time() - started
-            print(f"| {path.stem} | {spent:.2f} | too large: {str(problem).split(': ', 1)[-1]} |||||||")
+            reason = re.sub(r"^cannot instantiate '.*?':? ", "", str(problem))
+            print(f"| {path.stem} | {spent:.2f} | too large: {reason} |||||||")
             return 0
         print(f"gdl network: {problem}", file=sys.stderr)
         return 1

@@ -159,6 +159,219 @@ def _expand_or(body: tuple[Literal, ...]) -> Iterator[list[Literal]]:
         yield [literal for conjunction in choice for literal in conjunction]
 
 
+def _literal_vars(literal: Literal) -> set[str]:
+    return {variable.name for variable in literal.variables()}
+
+
+class _Splitter:
+    """Splits rule bodies by eliminating variables into auxiliary relations (bucket elimination).
+
+    A variable that occurs neither in the head nor outside a few literals (its *bucket*) is projected out:
+    ``(<= h ... bucket ...)`` becomes ``(<= aux bucket)`` and ``(<= h ... aux ...)``, where ``aux`` keeps
+    the bucket's variables still needed elsewhere. Both rules together hold exactly when the original
+    does (the eliminated variables are existentially quantified in the body), so grounding stays exact,
+    but the ground instances no longer multiply the choices of independent variables: a line of ten
+    cells of any colour, or a move's origin when only its target matters, costs a sum instead of a
+    product. Identical buckets share one auxiliary relation.
+    """
+
+    def __init__(self, taken: Iterable[str], dynamic: set[str]) -> None:
+        self.taken = set(taken)
+        self.dynamic = dynamic
+        self.known: dict[tuple[tuple[str, ...], int], str] = {}
+        #: The auxiliary rules made so far, as (head, body).
+        self.rules: list[tuple[Atom, list[Literal]]] = []
+
+    def split(self, head: Atom, literals: list[Literal]) -> list[Literal]:
+        """The body of ``head``'s rule after eliminating what can be; auxiliary rules go to ``rules``."""
+        head_vars = _literal_vars(head)
+        while True:
+            best: tuple[int, int, str, list[Literal], list[str]] | None = None
+            every = set().union(*map(_literal_vars, literals)) if literals else set()
+            for variable in sorted(every - head_vars):
+                found = self._bucket(variable, literals, head_vars)
+                if found is not None:
+                    bucket, keep = found
+                    candidate = (len(keep), len(bucket), variable, bucket, keep)
+                    if best is None or candidate[:3] < best[:3]:
+                        best = candidate
+            if best is None:
+                return literals
+            _, _, _, bucket, keep = best
+            literals = [literal for literal in literals if not any(literal is b for b in bucket)]
+            literals.append(self._auxiliary(bucket, keep))
+
+    @staticmethod
+    def _bucket(
+        variable: str, literals: list[Literal], head_vars: set[str]
+    ) -> tuple[list[Literal], list[str]] | None:
+        """The literals to project ``variable`` out of, and the variables to keep; None when unsafe."""
+        bucket = [literal for literal in literals if variable in _literal_vars(literal)]
+        bound = set().union(*(_literal_vars(lit) for lit in bucket if isinstance(lit, Atom)))
+        if not bound or any(not _literal_vars(lit) <= bound for lit in bucket):
+            return None
+        # Literals within the bucket's variables narrow it at no cost.
+        bucket += [
+            literal
+            for literal in literals
+            if not any(literal is b for b in bucket) and _literal_vars(literal) <= bound
+        ]
+        if len(bucket) >= len(literals):
+            return None
+        rest = [literal for literal in literals if not any(literal is b for b in bucket)]
+        outside = head_vars.union(*map(_literal_vars, rest))
+        order: list[str] = []
+        for literal in bucket:
+            for var in literal.variables():
+                if var.name in outside and var.name not in order:
+                    order.append(var.name)
+        return bucket, order
+
+    def _auxiliary(self, bucket: list[Literal], keep: list[str]) -> Atom:
+        # Variables renamed in order of appearance, so identical buckets get one relation.
+        names: dict[str, str] = {name: f"v{i}" for i, name in enumerate(keep)}
+        for literal in bucket:
+            for var in literal.variables():
+                names.setdefault(var.name, f"v{len(names)}")
+        renamed = tuple(str(_rename(literal, names)) for literal in bucket)
+        key = (renamed, len(keep))
+        relation = self.known.get(key)
+        if relation is None:
+            relation = self._fresh(bucket)
+            self.known[key] = relation
+            if any(_relation_of(literal) in self.dynamic for literal in bucket):
+                self.dynamic.add(relation)
+            head = Atom(relation, tuple(Variable(names[name]) for name in keep))
+            self.rules.append((head, [_rename(literal, names) for literal in bucket]))
+        return Atom(relation, tuple(Variable(name) for name in keep))
+
+    def _fresh(self, bucket: list[Literal]) -> str:
+        # A space never occurs in a KIF name, so the auxiliary relations cannot clash with the game's.
+        base = " ".join(sorted({_relation_of(lit) for lit in bucket} - {""}))
+        name = f"aux {base}"
+        number = 1
+        while name in self.taken:
+            number += 1
+            name = f"aux{number} {base}"
+        self.taken.add(name)
+        return name
+
+
+def _relevant(rules: list[tuple[Atom, list[Literal]]]) -> list[tuple[Atom, list[Literal]]]:
+    """The rules of the relations some output depends on (the others cannot change what is played)."""
+    uses: dict[str, set[str]] = defaultdict(set)
+    for head, body in rules:
+        uses[head.relation].update(_relation_of(literal) for literal in body)
+    needed = {*OUTPUT_RELATIONS}
+    stack = list(needed)
+    while stack:
+        for relation in uses.get(stack.pop(), ()):
+            if relation not in needed:
+                needed.add(relation)
+                stack.append(relation)
+    return [(head, body) for head, body in rules if head.relation in needed]
+
+
+def _demand(rules: list[tuple[Atom, list[Literal]]], dynamic: set[str]) -> list[tuple[Atom, list[Literal]]]:
+    """Rules rewritten so that relations only ever used with some arguments known are grounded on demand.
+
+    A magic-set rewriting of the relaxed program: a state-dependent relation ``r`` other than an output,
+    whose every use (positive or negated) in a rule body has the arguments at some positions bound by the
+    other positive literals of that body, gets a relation ``magic r`` of those arguments: one rule per use
+    derives the arguments from the using rule's other literals, and every rule of ``r`` requires them.
+    Only the atoms of ``r`` some rule instance refers to are then derived, each with all its rule
+    instances, so the network computes every atom it uses exactly. ``magic`` literals are filters of the
+    grounding only: they are not state-dependent, so they never appear in the ground rules.
+    """
+    defined = {head.relation for head, _ in rules}
+    candidates = {r for r in defined if r in dynamic and r not in (*OUTPUT_RELATIONS, "true", "does")}
+    arity = {head.relation: len(head.args) for head, _ in rules}
+    while True:
+        bound = {relation: set(range(arity[relation])) for relation in candidates}
+        changed = True
+        while changed:
+            changed = False
+            for head, body in rules:
+                known = _binders(head, body, candidates, bound)
+                for literal in body:
+                    atom = literal.atom if isinstance(literal, Not) else literal
+                    if isinstance(atom, Atom) and atom.relation in candidates:
+                        positions = {i for i, arg in enumerate(atom.args) if _term_vars(arg) <= known}
+                        if not bound[atom.relation] <= positions:
+                            bound[atom.relation] &= positions
+                            changed = True
+        unbound = {relation for relation in candidates if not bound[relation]}
+        if not unbound:
+            break
+        candidates -= unbound
+    if not candidates:
+        return rules
+
+    def magic(atom: Atom) -> Atom:
+        positions = sorted(bound[atom.relation])
+        return Atom(f"magic {atom.relation}", tuple(atom.args[i] for i in positions))
+
+    rewritten: list[tuple[Atom, list[Literal]]] = []
+    for head, body in rules:
+        guard = [magic(head)] if head.relation in candidates else []
+        rewritten.append((head, [*guard, *body]))
+        known = _binders(head, body, candidates, bound)
+        binders = [*guard, *(lit for lit in body if isinstance(lit, Atom) and lit.relation not in candidates)]
+        checks = [
+            literal
+            for literal in body
+            if isinstance(literal, Distinct | Not)
+            and _relation_of(literal) not in dynamic
+            and _literal_vars(literal) <= known
+        ]
+        for literal in body:
+            atom = literal.atom if isinstance(literal, Not) else literal
+            if isinstance(atom, Atom) and atom.relation in candidates:
+                rewritten.append((magic(atom), [*binders, *checks]))
+    return rewritten
+
+
+def _term_vars(term: Term) -> set[str]:
+    return {variable.name for variable in term.variables()}
+
+
+def _binders(head: Atom, body: list[Literal], candidates: set[str], bound: dict[str, set[int]]) -> set[str]:
+    """The variables bound by a body's positive literals outside ``candidates`` and by its head's demand."""
+    known: set[str] = set()
+    for literal in body:
+        if isinstance(literal, Atom) and literal.relation not in candidates:
+            known |= _literal_vars(literal)
+    if head.relation in candidates:
+        for i in bound[head.relation]:
+            known |= _term_vars(head.args[i])
+    return known
+
+
+def _relation_of(literal: Literal) -> str:
+    if isinstance(literal, Atom):
+        return literal.relation
+    if isinstance(literal, Not):
+        return literal.atom.relation
+    return ""
+
+
+def _rename_term(term: Term, names: dict[str, str]) -> Term:
+    if isinstance(term, Variable):
+        return Variable(names[term.name])
+    if isinstance(term, Function):
+        return Function(term.name, tuple(_rename_term(arg, names) for arg in term.args))
+    return term
+
+
+def _rename(literal: Literal, names: dict[str, str]) -> Literal:
+    if isinstance(literal, Atom):
+        return Atom(literal.relation, tuple(_rename_term(arg, names) for arg in literal.args))
+    if isinstance(literal, Not):
+        return Not(Atom(literal.atom.relation, tuple(_rename_term(a, names) for a in literal.atom.args)))
+    assert isinstance(literal, Distinct)
+    return Distinct(_rename_term(literal.left, names), _rename_term(literal.right, names))
+
+
 def _compile(head: Atom, literals: list[Literal], dynamic: set[str], origin: int) -> _Rule:
     variables: dict[str, _Var] = {}
     body = _Body([], [], [], [], [], 0)
@@ -270,22 +483,46 @@ def _key_paths(args: tuple[_Pattern, ...], bound: set[_Var]) -> list[tuple[_Path
 
 
 class _Budget:
+    """Limits on ground atoms or rules and on CPU time; over a limit, says where the atoms went."""
+
     def __init__(self, max_atoms: int, max_seconds: float, what: str) -> None:
         self.max_atoms = max_atoms
         self.deadline = time.process_time() + max_seconds
         self.max_seconds = max_seconds
         self.what = what
+        #: The relaxed atoms so far, per relation (set by :func:`instantiate`).
+        self.facts: _Facts | None = None
+        #: Ground rules so far, per head relation.
+        self.rules: defaultdict[str, int] = defaultdict(int)
+        #: The rule whose join is running, and the bindings it has found so far.
+        self.joining: tuple[str, int] = ("", 0)
+
+    def sizes(self) -> list[tuple[int, str]]:
+        """The largest counts so far, as (count, "relation: count kind"), largest first."""
+        found = [(count, f"{relation}: {count} rules") for relation, count in self.rules.items()]
+        if self.facts is not None:
+            sets = self.facts.sets.items()
+            found += [(len(facts), f"{relation}: {len(facts)} atoms") for relation, facts in sets]
+        relation, bindings = self.joining
+        if bindings:
+            found.append((bindings, f"{relation}: {bindings} bindings of one rule"))
+        return sorted(found, reverse=True)
+
+    def _where(self) -> str:
+        largest = [text for count, text in self.sizes()[:3] if count]
+        return f" ({', '.join(largest)})" if largest else ""
 
     def tick_now(self) -> None:
         if time.process_time() > self.deadline:
             raise GameTooLargeError(
-                f"cannot instantiate {self.what!r} within {self.max_seconds:g} s"
+                f"cannot instantiate {self.what!r} within {self.max_seconds:g} s{self._where()}"
             )
 
     def atoms(self, count: int) -> None:
         if count > self.max_atoms:
             raise GameTooLargeError(
                 f"cannot instantiate {self.what!r}: more than {self.max_atoms} ground atoms or rules"
+                + self._where()
             )
 
 
@@ -525,6 +762,7 @@ def instantiate(
     budget = _Budget(max_atoms, max_seconds, checked.program.source)
     dynamic = _dynamic_relations(checked)
     facts = _Facts()
+    budget.facts = facts
     stats: dict[str, float] = {}
 
     # Static strata, exactly, in evaluation order.
@@ -540,11 +778,17 @@ def instantiate(
     stats["static_seconds"] = time.process_time() - started
 
     # The relaxed fixpoint of the state-dependent rules.
+    splitter = _Splitter(checked.graph.nodes, dynamic)
+    split = [
+        (rule.head, splitter.split(rule.head, body))
+        for rule in checked.program.rules
+        if rule.head.relation in dynamic
+        for body in _expand_or(rule.body)
+    ]
     origin_rules: list[_Rule] = []
-    for rule in checked.program.rules:
-        if rule.head.relation in dynamic:
-            for body in _expand_or(rule.body):
-                origin_rules.append(_compile(rule.head, body, dynamic, len(origin_rules)))
+    for head, body in _demand(_relevant([*splitter.rules, *split]), dynamic):
+        origin = len(origin_rules) if head.relation in dynamic else -1
+        origin_rules.append(_compile(head, body, dynamic, origin))
     feeds = [
         _compile(Atom("true", (Variable("f"),)), [Atom("init", (Variable("f"),))], dynamic, -1),
         _compile(Atom("true", (Variable("f"),)), [Atom("next", (Variable("f"),))], dynamic, -1),
@@ -670,10 +914,12 @@ def _fixpoint(
         found: list[tuple[Value, ...]] = []
 
         def tick() -> None:
+            budget.joining = (rule.head[0], len(found))
             budget.tick_now()
             budget.atoms(len(found) // 4)
 
         compiled(delta, lookup, found.append, tick)
+        budget.joining = ("", 0)
         variables = compiled.variables  # type: ignore[attr-defined]
         if r not in heads:
             heads[r] = _builder(list(rule.head[1]), variables)
@@ -682,10 +928,12 @@ def _fixpoint(
             if r not in builders:
                 builders[r] = _instance_builder(rule, variables)
             build, known = builders[r], seen[r]
+            before = len(instances)
             for values in found:
                 if values not in known:
                     known.add(values)
                     instances.append(build(values))
+            budget.rules[rule.head[0]] += len(instances) - before
             budget.atoms(len(instances))
         relation = rule.head[0]
         return [(relation, head(values)) for values in found]
