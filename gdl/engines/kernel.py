@@ -94,7 +94,8 @@ def settle(
     ``seen`` holds the value of each node that the gates reading it have counted: a gate outside cycle
     blocks keeps the count of its true literals, and changes when the count crosses its threshold. A node
     is on the stack at most once (``queued``); one that has changed back by the time it is taken off
-    costs nothing. A cycle block that a change reaches is evaluated again as a whole.
+    costs nothing. A cycle block that a change reaches goes on the stack too (as ``nodes`` plus its
+    schedule entry), to be evaluated again as a whole once for all the changes that reach it meanwhile.
     """
     node = section(code, layout, NODE)
     node_op = section(code, layout, NODE_OP)
@@ -102,10 +103,21 @@ def settle(
     node_block = section(code, layout, NODE_BLOCK)
     fanout_starts = section(code, layout, FANOUT_STARTS)
     fanout = section(code, layout, FANOUT)
+    nodes = values.shape[0]
     while top > 0:
         top -= 1
         source = stack[top]
         queued[source] = 0
+        if source >= nodes:
+            block = source - nodes
+            run(values, code, layout, block, block + node[block] + 1)
+            for j in range(block + 1, block + 1 + node[block]):
+                member = node[j]
+                if values[member] != seen[member] and not queued[member]:
+                    queued[member] = 1
+                    stack[top] = member
+                    top += 1
+            continue
         value = values[source]
         if value == seen[source]:
             continue
@@ -114,13 +126,10 @@ def settle(
             gate = fanout[e] >> 1
             block = node_block[gate]
             if block >= 0:
-                run(values, code, layout, block, block + node[block] + 1)
-                for j in range(block + 1, block + 1 + node[block]):
-                    member = node[j]
-                    if values[member] != seen[member] and not queued[member]:
-                        queued[member] = 1
-                        stack[top] = member
-                        top += 1
+                if not queued[nodes + block]:
+                    queued[nodes + block] = 1
+                    stack[top] = nodes + block
+                    top += 1
                 continue
             if value ^ (fanout[e] & 1):
                 counts[gate] += 1
@@ -179,8 +188,9 @@ def depth_charge(
             counts[node[i]] += values[lits[k] >> 1] ^ (lits[k] & 1)
         i += 1
     seen = values.copy()
-    queued = np.zeros(nodes, dtype=np.uint8)
-    stack = np.empty(nodes, dtype=np.int32)
+    # A node or a cycle block (``nodes`` plus its entry) is on the stack at most once.
+    queued = np.zeros(nodes + op.shape[0], dtype=np.uint8)
+    stack = np.empty(nodes + op.shape[0], dtype=np.int32)
     # splitmix64 of the seed starts a xorshift64* generator.
     state = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
     state = (state ^ (state >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
