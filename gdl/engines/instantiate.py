@@ -277,11 +277,12 @@ def _demand(rules: list[tuple[Atom, list[Literal]]], dynamic: set[str]) -> list[
 
     A magic-set rewriting of the relaxed program: a state-dependent relation ``r`` other than an output,
     whose every use (positive or negated) in a rule body has the arguments at some positions bound by the
-    other positive literals of that body, gets a relation ``magic r`` of those arguments: one rule per use
-    derives the arguments from the using rule's other literals, and every rule of ``r`` requires them.
-    Only the atoms of ``r`` some rule instance refers to are then derived, each with all its rule
-    instances, so the network computes every atom it uses exactly. ``magic`` literals are filters of the
-    grounding only: they are not state-dependent, so they never appear in the ground rules.
+    literals before it (non-demand literals first, then demand ones, most bound first; negated ones last),
+    gets a relation ``magic r`` of those arguments: one rule per use derives them from those literals, and
+    every rule of ``r`` requires them. Only the atoms of ``r`` some rule instance refers to are derived,
+    each with all its rule instances, so the network computes every atom it uses exactly. ``magic``
+    literals are filters of the grounding only: they are not state-dependent, so they never appear in the
+    ground rules.
     """
     defined = {head.relation for head, _ in rules}
     candidates = {r for r in defined if r in dynamic and r not in (*OUTPUT_RELATIONS, "true", "does")}
@@ -292,14 +293,11 @@ def _demand(rules: list[tuple[Atom, list[Literal]]], dynamic: set[str]) -> list[
         while changed:
             changed = False
             for head, body in rules:
-                known = _binders(head, body, candidates, bound)
-                for literal in body:
-                    atom = literal.atom if isinstance(literal, Not) else literal
-                    if isinstance(atom, Atom) and atom.relation in candidates:
-                        positions = {i for i, arg in enumerate(atom.args) if _term_vars(arg) <= known}
-                        if not bound[atom.relation] <= positions:
-                            bound[atom.relation] &= positions
-                            changed = True
+                for atom, _binders, known in _uses(head, body, candidates, bound):
+                    positions = {i for i, arg in enumerate(atom.args) if _term_vars(arg) <= known}
+                    if not bound[atom.relation] <= positions:
+                        bound[atom.relation] &= positions
+                        changed = True
         unbound = {relation for relation in candidates if not bound[relation]}
         if not unbound:
             break
@@ -315,19 +313,15 @@ def _demand(rules: list[tuple[Atom, list[Literal]]], dynamic: set[str]) -> list[
     for head, body in rules:
         guard = [magic(head)] if head.relation in candidates else []
         rewritten.append((head, [*guard, *body]))
-        known = _binders(head, body, candidates, bound)
-        binders = [*guard, *(lit for lit in body if isinstance(lit, Atom) and lit.relation not in candidates)]
-        checks = [
-            literal
-            for literal in body
-            if isinstance(literal, Distinct | Not)
-            and _relation_of(literal) not in dynamic
-            and _literal_vars(literal) <= known
-        ]
-        for literal in body:
-            atom = literal.atom if isinstance(literal, Not) else literal
-            if isinstance(atom, Atom) and atom.relation in candidates:
-                rewritten.append((magic(atom), [*binders, *checks]))
+        for atom, binders, known in _uses(head, body, candidates, bound):
+            checks = [
+                literal
+                for literal in body
+                if isinstance(literal, Distinct | Not)
+                and _relation_of(literal) not in dynamic
+                and _literal_vars(literal) <= known
+            ]
+            rewritten.append((magic(atom), [*guard, *binders, *checks]))
     return rewritten
 
 
@@ -335,16 +329,31 @@ def _term_vars(term: Term) -> set[str]:
     return {variable.name for variable in term.variables()}
 
 
-def _binders(head: Atom, body: list[Literal], candidates: set[str], bound: dict[str, set[int]]) -> set[str]:
-    """The variables bound by a body's positive literals outside ``candidates`` and by its head's demand."""
+def _uses(
+    head: Atom, body: list[Literal], candidates: set[str], bound: dict[str, set[int]]
+) -> Iterator[tuple[Atom, list[Literal], set[str]]]:
+    """Each use of a demand relation in a body, with the positive literals before it and their variables.
+
+    The head's demand and the positive literals of other relations come first; then the demand literals,
+    the one with the fewest unbound variables first; negated ones see every positive literal.
+    """
     known: set[str] = set()
-    for literal in body:
-        if isinstance(literal, Atom) and literal.relation not in candidates:
-            known |= _literal_vars(literal)
     if head.relation in candidates:
         for i in bound[head.relation]:
             known |= _term_vars(head.args[i])
-    return known
+    order: list[Literal] = [lit for lit in body if isinstance(lit, Atom) and lit.relation not in candidates]
+    for literal in order:
+        known |= _literal_vars(literal)
+    pending = [lit for lit in body if isinstance(lit, Atom) and lit.relation in candidates]
+    while pending:
+        chosen = min(pending, key=lambda lit: len(_literal_vars(lit) - known))
+        pending.remove(chosen)
+        yield chosen, list(order), set(known)
+        order.append(chosen)
+        known |= _literal_vars(chosen)
+    for negated in body:
+        if isinstance(negated, Not) and negated.atom.relation in candidates:
+            yield negated.atom, list(order), set(known)
 
 
 def _relation_of(literal: Literal) -> str:
