@@ -57,14 +57,15 @@ class _StateResults:
 
 
 def _faster(rewritten: _Strata, plain: _Strata, state: DatalogState) -> _Strata:
-    """Whichever answers ``state`` sooner; the plain game gets a few times the rewritten one's time
-    (plus a little), so that a game that is slow as written costs little more than the trial."""
+    """Whichever answers ``state`` sooner (the rewritten game by a clear margin, since it evaluates more
+    relations, so it is kept only where demand pays); the plain game gets a few times the rewritten
+    one's time (plus a little), so that a game that is slow as written costs little more than the trial."""
     start = time.process_time()
     seconds = rewritten.state_seconds(state, math.inf)
     assert seconds is not None
     deadline = time.process_time() + 4 * (time.process_time() - start) + 0.05
     plain_seconds = plain.state_seconds(state, deadline)
-    return plain if plain_seconds is not None and plain_seconds <= seconds else rewritten
+    return plain if plain_seconds is not None and plain_seconds <= 1.25 * seconds else rewritten
 
 
 def demand_driven(checked: CheckedProgram) -> CheckedProgram:
@@ -128,10 +129,11 @@ class _Strata:
         self.move_runner: Callable[[Database], None] | None = None
 
     def state_seconds(self, state: DatalogState, deadline: float) -> float | None:
-        """CPU seconds to answer legal, terminal and goal in ``state`` once the strata are compiled
-        (they are compiled by a first run), or None when the runs pass ``deadline``."""
+        """CPU seconds to answer legal, terminal and goal in ``state`` once the strata are compiled (by
+        a first run; the best of up to three runs), or None when the runs pass ``deadline``."""
         numbers = sorted({n for query in (_LEGAL, _TERMINAL, _GOAL) for n in self.needed[query]})
-        for _ in range(2):
+        best = math.inf
+        for run in range(4):
             database = Database(self.static)
             database.own("true/1", ((fluent,) for fluent in state))
             start = time.process_time()
@@ -139,7 +141,11 @@ class _Strata:
                 self.evaluator.run(number, database)
                 if time.process_time() > deadline:
                     return None
-        return time.process_time() - start
+            if run:
+                best = min(best, time.process_time() - start)
+                if best > 0.05:
+                    break  # one run of a slow state is measure enough
+        return best
 
 
 class DatalogReasoner:
