@@ -7,6 +7,7 @@ from gdl.errors import (
     GameDefinitionError,
     IllegalMoveError,
     InvalidGameError,
+    InvalidStateError,
     KifSyntaxError,
     UnknownRoleError,
 )
@@ -18,6 +19,7 @@ __all__ = [
     "GameDefinitionError",
     "IllegalMoveError",
     "InvalidGameError",
+    "InvalidStateError",
     "KifSyntaxError",
     "Match",
     "MatchRecord",

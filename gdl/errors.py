@@ -39,6 +39,10 @@ class GameDefinitionError(ValueError):
     """The rules break a run-time promise of GDL (no legal move, no single goal value, ...)."""
 
 
+class InvalidStateError(ValueError):
+    """Fluents that cannot make a state of the game: not ground, or never true in any of its states."""
+
+
 class ProtocolError(ValueError):
     """A network message or reply that does not follow the GGP protocol."""
 

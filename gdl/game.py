@@ -15,6 +15,7 @@ False
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,11 @@ from gdl.errors import (
     GameDefinitionError,
     IllegalMoveError,
     InvalidGameError,
+    InvalidStateError,
     KifSyntaxError,
     UnknownRoleError,
 )
-from gdl.syntax.model import Constant, Term
+from gdl.syntax.model import Constant, Function, Term, Variable
 from gdl.syntax.reader import parse_term, read
 
 #: A move as accepted from users: a term of the clause model or its KIF text.
@@ -59,8 +61,49 @@ class Game:
         return State(self, self.reasoner.initial())
 
     def state(self, fluents: Iterable[Term | str]) -> State:
-        """The state with exactly these fluents (terms or their KIF text)."""
-        return State(self, self.reasoner.from_fluents(_as_term(f) for f in fluents))
+        """The state with exactly these fluents (terms or their KIF text).
+
+        Raises :class:`InvalidStateError` for a fluent that is not ground or that no ``init`` fact and no
+        ``next`` rule of this game can make true (e.g. a fluent of another game).
+        """
+        terms = [_as_term(f) for f in fluents]
+        for term in terms:
+            if not term.is_ground():
+                raise InvalidStateError(f"fluent {str(term)!r} is not ground")
+            patterns = self._fluent_patterns.get(_key(term), []) + self._fluent_patterns.get(None, [])
+            if not any(_matches(pattern, term) for pattern in patterns):
+                raise InvalidStateError(f"fluent {str(term)!r} is never true in game {self.name!r}")
+        return State(self, self.reasoner.from_fluents(terms))
+
+    @cached_property
+    def _fluent_patterns(self) -> dict[tuple[str, int] | None, list[Term]]:
+        """The arguments of ``init`` facts and ``next`` rule heads by name and arity (None: a variable)."""
+        patterns: dict[tuple[str, int] | None, list[Term]] = {}
+        for rule in self.checked.program.rules:
+            if rule.head.relation in ("init", "next") and len(rule.head.args) == 1:
+                pattern = rule.head.args[0]
+                patterns.setdefault(_key(pattern), []).append(pattern)
+        return patterns
+
+
+def _key(term: Term) -> tuple[str, int] | None:
+    if isinstance(term, Function):
+        return term.name, len(term.args)
+    if isinstance(term, Constant):
+        return term.name, 0
+    return None
+
+
+def _matches(pattern: Term, term: Term) -> bool:
+    """Whether ground ``term`` is an instance of ``pattern`` (a repeated variable is not compared)."""
+    if isinstance(pattern, Variable):
+        return True
+    if isinstance(pattern, Function):
+        return (
+            isinstance(term, Function) and term.name == pattern.name and len(term.args) == len(pattern.args)
+            and all(_matches(p, t) for p, t in zip(pattern.args, term.args, strict=True))
+        )
+    return pattern == term
 
 
 def _as_term(value: MoveLike) -> Term:
@@ -113,8 +156,10 @@ class State:
         return list(moves)
 
     def is_legal(self, role: str, move: MoveLike) -> bool:
+        """Whether ``role`` may play ``move`` here; in a terminal state no move is legal."""
         index = self._game.role_index(role)
-        return _as_term(move) in self._game.reasoner.legal(self._data, index)
+        move = _as_term(move)
+        return not self.is_terminal() and move in self._game.reasoner.legal(self._data, index)
 
     def next(self, joint: Mapping[str, MoveLike]) -> State:
         """The successor after every role plays its move in ``joint`` (role name -> move)."""
@@ -132,7 +177,7 @@ class State:
             try:
                 move = _as_term(given[index])
             except KifSyntaxError as problem:
-                raise IllegalMoveError(f"illegal move for {role}: {problem}") from None
+                raise KifSyntaxError(f"move of {role} is {problem}") from None
             if move not in reasoner.legal(self._data, index):
                 raise IllegalMoveError(f"illegal move: {str(move)!r} for {role} in {self!r}")
             moves.append(move)
@@ -152,9 +197,17 @@ class State:
         return result
 
 
+def goal_number(text: str) -> int | None:
+    """The goal value ``text`` names, an integer from 0 to 100 in ASCII digits; None for anything else
+    (checked before conversion: ``int`` refuses very long numbers and accepts digits of other scripts)."""
+    if text.isascii() and text.isdigit() and len(text.lstrip("0")) <= 3 and int(text) <= 100:
+        return int(text)
+    return None
+
+
 def _goal_value(term: Term, role: str, state: State) -> int:
-    if isinstance(term, Constant) and term.name.isdigit() and 0 <= int(term.name) <= 100:
-        return int(term.name)
+    if isinstance(term, Constant) and (value := goal_number(term.name)) is not None:
+        return value
     raise GameDefinitionError(f"goal value {str(term)!r} of role {role!r} is not in 0..100 in {state!r}")
 
 
@@ -174,6 +227,8 @@ def parse(text: str, engine: str = "auto", file: str = "<string>") -> Game:
 
     ``file`` names the source in diagnostics and gives the game its name.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"game text must be a str, not {type(text).__name__}")
     return _make_game(text, file, engine)
 
 

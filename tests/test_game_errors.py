@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
 import gdl
-from gdl.errors import GameDefinitionError, IllegalMoveError, KifSyntaxError, UnknownRoleError
+from gdl.errors import (
+    GameDefinitionError,
+    IllegalMoveError,
+    InvalidStateError,
+    KifSyntaxError,
+    UnknownRoleError,
+)
 
 #: A one-role game whose score is read from the state, so no static check can see a bad value.
 SCORED = """
@@ -25,7 +34,7 @@ def _end(text: str) -> gdl.State:
     return game.initial_state().next({"solo": "wait"})
 
 
-@pytest.mark.parametrize("value", ["150", "-1", "win"])
+@pytest.mark.parametrize("value", ["150", "-1", "win", "1" + "0" * 5000, "\u00b2", "\u0663"])
 def test_goal_outside_0_to_100(value: str) -> None:
     expected = rf"goal value '{value}' of role 'solo' is not in 0..100 in <State"
     with pytest.raises(GameDefinitionError, match=expected):
@@ -84,7 +93,7 @@ def test_illegal_move(tictactoe: gdl.Game) -> None:
     state = tictactoe.initial_state()
     with pytest.raises(IllegalMoveError, match=r"illegal move: '\(mark 1 1\)' for oplayer in <State"):
         state.next({"xplayer": "(mark 1 1)", "oplayer": "(mark 1 1)"})
-    with pytest.raises(IllegalMoveError, match=r"illegal move for xplayer"):
+    with pytest.raises(KifSyntaxError, match=r"move of xplayer is not a term: '\(mark 1'"):
         state.next({"xplayer": "(mark 1", "oplayer": "noop"})
 
 
@@ -116,3 +125,64 @@ def test_moves_as_text_or_terms_and_canonical_text(tictactoe: gdl.Game) -> None:
 def test_errors_are_value_errors() -> None:
     for error in (GameDefinitionError, IllegalMoveError, KifSyntaxError, UnknownRoleError):
         assert issubclass(error, ValueError)
+
+
+#: Bad calls on the initial state of tic-tac-toe: the exception, and the bad input its message quotes.
+BAD_CALLS = [
+    (lambda s: s.legal_moves("white"), UnknownRoleError, "'white'"),
+    (lambda s: s.is_legal("white", "noop"), UnknownRoleError, "'white'"),
+    (lambda s: s.next({"white": "noop", "xplayer": "noop", "oplayer": "noop"}), UnknownRoleError, "'white'"),
+    (lambda s: s.next({"xplayer": "(mark 4 4)", "oplayer": "noop"}), IllegalMoveError, "'(mark 4 4)'"),
+    (lambda s: s.next({"xplayer": "noop", "oplayer": "noop"}), IllegalMoveError, "'noop'"),
+    (lambda s: s.next({"xplayer": "(mark 1", "oplayer": "noop"}), KifSyntaxError, "'(mark 1'"),
+    (lambda s: s.next({"xplayer": "a b", "oplayer": "noop"}), KifSyntaxError, "'a b'"),
+    (lambda s: s.next({"xplayer": "", "oplayer": "noop"}), KifSyntaxError, "''"),
+    (lambda s: s.is_legal("xplayer", "(mark 1 1"), KifSyntaxError, "'(mark 1 1'"),
+    (lambda s: s.next({"xplayer": "(mark 1 1)"}), GameDefinitionError, "oplayer"),
+    (lambda s: s.game.state(["(stones 3)", "(control first)"]), InvalidStateError, "'(stones 3)'"),
+    (lambda s: s.game.state(["(control first)"]), InvalidStateError, "'(control first)'"),
+    (lambda s: s.game.state(["(cell ?x 1 b)"]), InvalidStateError, "'(cell ?x 1 b)'"),
+    (lambda s: s.game.state(["(cell 1 1"]), KifSyntaxError, "'(cell 1 1'"),
+]
+
+
+@pytest.mark.parametrize(("call", "error", "quoted"), BAD_CALLS)
+def test_bad_input_raises_its_domain_error_quoting_it_and_leaves_the_state_alone(
+    tictactoe: gdl.Game, call: Callable[[gdl.State], object], error: type[ValueError], quoted: str
+) -> None:
+    state = tictactoe.initial_state()
+    fluents, key = state.fluents(), hash(state)
+    with pytest.raises(error) as caught:
+        call(state)
+    message = str(caught.value)
+    assert type(caught.value) is error
+    assert quoted in message and message[0].islower() and "\n" not in message
+    assert state.fluents() == fluents and hash(state) == key and state == tictactoe.initial_state()
+    assert not state.is_terminal() and len(state.legal_moves("xplayer")) == 9
+
+
+def test_a_terminal_state_has_no_legal_move_and_no_successor() -> None:
+    state = _end(SCORED.format(initial="10"))
+    assert not state.is_legal("solo", "wait")
+    with pytest.raises(IllegalMoveError, match=r"^no move is legal in terminal state <State"):
+        state.next({"solo": "wait"})
+    assert state.goals() == {"solo": 10}
+
+
+def test_goals_of_a_non_terminal_state_are_given_where_the_rules_define_them(tictactoe: gdl.Game) -> None:
+    # GDL requires goals only in terminal states; players use them earlier as a guess (minimax does).
+    assert tictactoe.initial_state().goals() == {"xplayer": 0, "oplayer": 0}  # "before the end ... 0"
+    late_goal = "(true (score ?s)) (true (step 1)))"
+    start = gdl.parse(SCORED.format(initial="50").replace("(true (score ?s)))", late_goal))
+    with pytest.raises(GameDefinitionError, match="role 'solo' has 0 goal values"):
+        start.initial_state().goals()
+
+
+def test_a_game_is_parsed_from_text_only() -> None:
+    with pytest.raises(TypeError, match="game text must be a str, not bytes"):
+        gdl.parse(b"(role x)")  # type: ignore[arg-type]
+
+
+def test_a_missing_game_file_is_an_os_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        gdl.load(tmp_path / "none.kif")
