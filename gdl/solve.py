@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from gdl.errors import GameDefinitionError
 from gdl.game import Game, State
 from gdl.syntax.model import Term
 
@@ -111,6 +112,9 @@ def solve(game: Game, budget: float = 60.0, max_states: int | None = None) -> So
         )
     except _Cycle as cycle:
         return Solution(False, "", {}, [], len(nodes), time.monotonic() - started, str(cycle))
+    except GameDefinitionError as problem:
+        reason = f"not solved: the rules break GDL: {problem}"
+        return Solution(False, "", {}, [], len(nodes), time.monotonic() - started, reason)
     roles = game.roles
     inner = [n for n in nodes.values() if n.goals is None]
     turn_taking = all(sum(len(m) > 1 for m in n.moves) <= 1 for n in inner)

@@ -251,6 +251,24 @@ def test_a_game_that_can_repeat_a_state_is_not_solved() -> None:
     assert not solution.solved and "a state repeats" in solution.reason
 
 
+def test_a_game_that_breaks_gdl_at_run_time_is_not_solved_and_says_why(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    stuck = "(role r) (init a) (<= (legal r go) (true b)) (<= (next a) (true a)) (<= terminal (true b))"
+    stuck += "(goal r 0)"
+    solution = solve(gdl.parse(stuck))
+    assert not solution.solved
+    assert solution.reason == (
+        "not solved: the rules break GDL: role 'r' has no legal move in non-terminal state <State a>"
+    )
+    path = tmp_path / "stuck.kif"
+    path.write_text(stuck, encoding="utf-8")
+    assert main(["solve", "--engine", "datalog", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert "stuck: not solved: the rules break GDL: role 'r' has no legal move" in captured.out
+    assert "Traceback" not in captured.err
+
+
 # -- the command ------------------------------------------------------------------------------------------
 
 
