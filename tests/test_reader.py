@@ -88,6 +88,13 @@ def test_spans_are_lines_columns_and_offsets() -> None:
     assert span_of_item(mark) == located(text, "(mark 1 2)")
 
 
+def test_a_byte_order_mark_is_no_word_and_positions_follow_it() -> None:
+    with_mark = read("\ufeff(role a)\n(init (p))")
+    assert with_mark.program == read("(role a)\n(init (p))").program and not with_mark.diagnostics
+    broken = read("\ufeff(role a")
+    assert [(d.code, d.span.line, d.span.column) for d in broken.diagnostics] == [("unmatched-paren", 1, 1)]
+
+
 def span_of_item(item: Literal | Term) -> tuple[int, int]:
     return item.span.start, item.span.end
 

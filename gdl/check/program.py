@@ -16,7 +16,7 @@ from gdl.check.stratify import Stratum, stratify
 from gdl.check.symbols import check_arities, check_usage
 from gdl.diagnostics import Diagnostic, has_errors
 from gdl.syntax.model import Program
-from gdl.syntax.reader import read
+from gdl.syntax.reader import gc_paused, read
 
 #: A family of checks: given the program and its dependency graph, yield what is wrong with it.
 Check = Callable[[Program, nx.DiGraph], Iterable[Diagnostic]]
@@ -79,6 +79,11 @@ def check(program: Program, prior: Iterable[Diagnostic] = (), *, game: bool = Tr
     restriction and stratified negation), without the rules GDL sets for its keywords, so that
     :func:`gdl.datalog.evaluate` can serve as a general Datalog engine.
     """
+    with gc_paused():
+        return _check(program, prior, game)
+
+
+def _check(program: Program, prior: Iterable[Diagnostic], game: bool) -> CheckResult:
     graph = dependency_graph(program)
     diagnostics = list(prior)
     if not game:

@@ -47,6 +47,8 @@ def _negative_cycles(graph: nx.DiGraph) -> list[tuple[set[Any], tuple[Any, Any]]
     """Components of ``graph`` that contain a negative edge, with one such edge each."""
     found = []
     for component in nx.strongly_connected_components(graph):
+        if len(component) == 1 and not any(graph.has_edge(node, node) for node in component):
+            continue  # no cycle at all; skipping it keeps large programs of plain facts fast
         for u, v, negative in graph.subgraph(component).edges(data="negative"):
             if negative:
                 found.append((component, (u, v)))
