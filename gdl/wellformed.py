@@ -32,7 +32,7 @@ import networkx as nx
 
 from gdl.diagnostics import Diagnostic, Level
 from gdl.errors import GameDefinitionError
-from gdl.game import Game, State, load
+from gdl.game import Game, State, goal_number, load
 from gdl.syntax.model import Term
 
 #: A decided property (True or False) or an undecided one (None).
@@ -290,8 +290,8 @@ class _Analysis:
         problem = ""
         for index, role in enumerate(self.roles):
             values = sorted(map(str, reasoner.goals(data, index)))
-            if len(values) == 1 and values[0].isdigit() and int(values[0]) <= 100:
-                goals[role] = int(values[0])
+            if len(values) == 1 and (value := goal_number(values[0])) is not None:
+                goals[role] = value
             elif role in self.players and not problem:
                 problem = f"role {role!r} has {len(values)} goal values ({', '.join(values) or 'none'})"
         return goals, problem
@@ -645,9 +645,10 @@ def analyse(
 class ProgressBar:
     """A one-line progress display on a terminal stream; does nothing on other streams."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
-        self.stream = stream
-        self.active = stream.isatty()
+    def __init__(self, stream: TextIO | None = None) -> None:
+        # sys.stderr looked up now, not at import: it may have been replaced since (tests, IDEs)
+        self.stream = sys.stderr if stream is None else stream
+        self.active = self.stream.isatty()
 
     def __call__(self, progress: Progress) -> None:
         if not self.active:

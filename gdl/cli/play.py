@@ -172,11 +172,21 @@ def _axis(labels: set[str]) -> list[str]:
     """Coordinates in order, numbers numerically; a short run of numbers (from 1, or from 0 when used)
     or of letters is completed, so that a board with few pieces, as in connect four, keeps its empty
     rows and columns."""
-    if all(label.isdigit() for label in labels):
-        low, high = min(1, *map(int, labels)), max(map(int, labels))
-        if high - low < _MAX_FILLED_AXIS:
-            return [str(n) for n in range(low, high + 1)]
-        return sorted(labels, key=int)
+    if all(label.isascii() and label.isdigit() for label in labels):
+        if max(map(len, labels)) < 4:
+            low, high = min(1, *map(int, labels)), max(map(int, labels))
+            if high - low < _MAX_FILLED_AXIS:
+                return [str(n) for n in range(low, high + 1)]
+        return sorted(labels, key=_number_order)
     if all(len(label) == 1 and label.isalpha() for label in labels):
         return [chr(n) for n in range(ord(min(labels)), ord(max(labels)) + 1)]
-    return sorted(labels, key=lambda text: (not text.isdigit(), int(text) if text.isdigit() else 0, text))
+    return sorted(labels, key=_number_order)
+
+
+def _number_order(text: str) -> tuple[int, int, str]:
+    """Numbers (ASCII digits) first, by value, then the other words alphabetically; no ``int``, which
+    refuses very long numbers."""
+    if text.isascii() and text.isdigit():
+        digits = text.lstrip("0")
+        return 0, len(digits), digits
+    return 1, 0, text

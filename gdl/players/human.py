@@ -50,8 +50,8 @@ class HumanPlayer(Player):
 
 def _choose(text: str, moves: list[Term]) -> Term | None:
     """The move meant by ``text`` (its number in the list or its KIF text), or None."""
-    if text.isdigit():
-        number = int(text)
+    if text.isascii() and text.isdigit():
+        number = int(text) if len(text) < 10 else 0
         return moves[number - 1] if 1 <= number <= len(moves) else None
     if not text:
         return None

@@ -1,0 +1,74 @@
+"""Malformed input never makes ``gdl`` print a traceback: each command says what is wrong, with a
+position where there is one, and exits 0 (fine), 1 (the game or result is bad) or 2 (unusable input).
+
+The sweep script ``tests/tools/cli_sweep.py`` runs the same inputs (and the corpus) in subprocesses.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from malformed import malformed_contents, malformed_paths
+
+from gdl.cli import main
+
+UNREADABLE = {"binary": "not UTF-8 text", "latin1": "not UTF-8 text", "directory": "is a directory",
+              "missing": "no such file"}
+#: Syntax errors, with the line and column of the offending parenthesis, counted by hand.
+POSITIONED = {"unbalanced_open": (2, 1), "unbalanced_close": (1, 9), "deep_unclosed": (1, 101)}
+#: Tic-tac-toe written with other line ends, a byte order mark or a final comment: nothing to report.
+CLEAN = ("crlf", "bom", "comment_at_eof")
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return malformed_paths(tmp_path_factory.mktemp("malformed"))
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))  # an exception here is the bug this module guards against
+    captured = capsys.readouterr()
+    assert status in (0, 1, 2)
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize("name", [*malformed_contents(), "directory", "missing"])
+def test_check_explains_every_malformed_input(
+    name: str, inputs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(inputs[name])
+    status, out, err = run(capsys, "check", path)
+    if name in UNREADABLE:
+        assert status == 2 and err.startswith(f"gdl check: {path}: {UNREADABLE[name]}")
+        assert err.count("\n") == 1
+    elif name in CLEAN:
+        assert status == 0 and out.endswith("0 error(s), 0 warning(s)\n")
+    elif name in POSITIONED:
+        line, column = POSITIONED[name]
+        assert status == 1 and f"{path}:{line}:{column}: error:" in out
+    for diagnostic in re.findall(r"^.*: error: .*$", out, re.MULTILINE):
+        assert diagnostic.startswith(path)
+
+
+@pytest.mark.parametrize("name", ["huge_number", "huge_goal", "deep_nesting", "bom", "binary", "missing"])
+@pytest.mark.parametrize("command", [
+    ["play", "--engine", "datalog", "-q", "--max-steps", "20", "--seed", "1"],
+    ["solve", "--engine", "datalog", "--max-states", "300"],
+    ["check", "--dynamic", "--max-states", "300", "--seconds", "2"],
+])
+def test_reasoning_commands_survive_malformed_input(
+    name: str, command: list[str], inputs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(capsys, *command, str(inputs[name]))
+    if status == 2:
+        assert err.strip(), "exit status 2 without a reason"
+    assert "Traceback" not in out + err and "Exceeds the limit" not in out + err
+
+
+def test_a_goal_value_too_long_for_int_is_reported_as_a_bad_goal(
+    inputs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run(capsys, "solve", "--engine", "datalog", str(inputs["huge_goal"]))
+    assert status == 1 and "is not in 0..100" in out
