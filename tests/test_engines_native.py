@@ -10,13 +10,17 @@ from pathlib import Path
 
 import pytest
 from test_engines_compiled import QUICK, REACH, checked_game, corpus_problems
+from test_game_errors import STUCK
 
+import gdl
 from gdl.check import CheckedProgram, check_text
 from gdl.engines.base import depth_charge
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
 from gdl.engines.instantiate import term_of
 from gdl.engines.native import DEPTH_LIMIT, NO_LEGAL_MOVE, TERMINAL
+from gdl.errors import GameDefinitionError
+from gdl.players.mcts import MctsPlayer
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -146,6 +150,25 @@ def test_the_generic_depth_charge_plays_through_the_reasoner_protocol() -> None:
     assert terminal and reference.terminal(state) and 5 <= depth <= 9
     state, depth, terminal = depth_charge(reference, reference.initial(), random.Random(1), 3)
     assert (depth, terminal) == (3, False) and not reference.terminal(state)
+
+
+def test_mcts_single_playouts_score_random_tictactoe() -> None:
+    # The first player's mean reward in random tic-tac-toe is 0.648 (a win 1, a draw 0.5; see above).
+    game = gdl.load(ROOT / "games" / "tictactoe.kif", engine="compiled")
+    player = MctsPlayer(seed=2)
+    player.start(game, "xplayer", 10, 10)
+    rewards = [player.rollout(game.initial_state()) for _ in range(4000)]
+    assert abs(sum(first for first, _ in rewards) / len(rewards) - 0.648) < 0.03
+    assert all(first + second == 1 for first, second in rewards)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "datalog"])
+def test_a_playout_that_reaches_a_role_without_moves_raises_the_games_error(engine: str) -> None:
+    game = gdl.parse(STUCK, engine=engine)
+    player = MctsPlayer(seed=1)
+    player.start(game, "free", 10, 10)
+    with pytest.raises(GameDefinitionError, match="'blocked' has no legal move in non-terminal state"):
+        player.rollout(game.initial_state())
 
 
 @pytest.mark.slow

@@ -9,8 +9,10 @@ import pytest
 from gdl.cli import main
 
 
-def test_bench_prints_one_result_line(capsys: pytest.CaptureFixture[str]) -> None:
-    arguments = ["bench", "games/tictactoe.kif", "--seconds", "0.3", "--seed", "1", "--engine", "datalog"]
+@pytest.mark.parametrize("engine", ["datalog", "compiled"])
+def test_bench_prints_one_result_line(capsys: pytest.CaptureFixture[str], engine: str) -> None:
+    # The Datalog evaluator plays through the reasoner protocol, the compiled engine in native code.
+    arguments = ["bench", "games/tictactoe.kif", "--seconds", "0.3", "--seed", "1", "--engine", engine]
     assert main(arguments) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 1
