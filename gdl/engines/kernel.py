@@ -38,9 +38,9 @@ from gdl.engines.native import (
 _jit = numba.njit(cache=True, nogil=True)
 
 
-@_jit
+@numba.njit(inline="always")
 def section(code: Any, layout: Any, k: int) -> Any:
-    """Section ``k`` of a flattened network."""
+    """Section ``k`` of a flattened network (inlined: a call per constant ``k`` would compile apart)."""
     return code[layout[k] : layout[k + 1]]
 
 
