@@ -94,6 +94,10 @@ class MctsPlayer(Player):
         self._root = None
         self._index = game.roles.index(role)
         self._batched = self._batched_engine(game, start_clock) if self.batch > 1 else None
+        if self._batched is None:
+            # A playout of no moves loads the reasoner's native playouts, if it has them, within the start
+            # clock rather than in the first search (whose time estimate it would spoil).
+            depth_charge(game.reasoner, game.reasoner.initial(), self.rng, 0)
 
     def _batched_engine(self, game: Game, start_clock: float) -> _Batched | None:
         """The compiled reasoner (to map states by their fluents) and batched engine of ``game``, if any.
