@@ -72,3 +72,23 @@ def test_a_goal_value_too_long_for_int_is_reported_as_a_bad_goal(
 ) -> None:
     status, out, _ = run(capsys, "solve", "--engine", "datalog", str(inputs["huge_goal"]))
     assert status == 1 and "is not in 0..100" in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["serve", "--port", "99999"], "argument --port: a port is from 0 to 65535, got 99999"),
+    (["play", "GAME", "--max-steps", "-1"], "argument --max-steps: must be at least 1, got -1"),
+    (["tournament", "GAME", "--players", "random,random", "-j", "0"], "--jobs/-j: must be at least 1"),
+    (["tournament", "BINARY", "--players", "random,random"], "binary.kif: not UTF-8 text (byte 128)"),
+    (["play", "GAME", "-q", "--json", "MISSING/match.json"], "cannot write"),
+])
+def test_bad_options_and_outputs_are_one_line_errors(
+    argv: list[str], message: str, inputs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = {"GAME": str(inputs["crlf"]), "BINARY": str(inputs["binary"]), "MISSING": str(inputs["missing"])}
+    argv = [names.get(arg, arg).replace("MISSING", names["MISSING"]) for arg in argv]
+    try:
+        status = main(argv)
+    except SystemExit as exit:  # argparse's way out, with its usage and a one-line error
+        status = int(exit.code or 0)
+    err = capsys.readouterr().err
+    assert status == 2 and message in err.splitlines()[-1] and "Traceback" not in err

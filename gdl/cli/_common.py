@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import gdl
 from gdl.check import CheckedProgram, check_text
@@ -62,3 +64,35 @@ def add_engine_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--engine", default="auto", help="reasoning engine (default: auto, the best available)"
     )
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (argparse reports anything else in one line)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 to 65535 (0 lets the system pick a free one)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is from 0 to 65535, got {value}")
+    return value
+
+
+def write_json(path: str, data: Any, command: str) -> bool:
+    """Save ``data`` as indented JSON; False after saying on stderr why the file cannot be written."""
+    try:
+        Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    except OSError as problem:
+        print(f"gdl {command}: cannot write {path}: {problem.strerror or problem}", file=sys.stderr)
+        return False
+    return True

@@ -9,11 +9,9 @@ a random legal move and recorded as an error. ``--json FILE`` saves the match in
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
-from gdl.cli._common import add_engine_option, load_game
+from gdl.cli._common import add_engine_option, load_game, positive_int, write_json
 from gdl.cli.play import show_step
 from gdl.cli.serve import configure_logging
 from gdl.errors import PlayerSpecError, UnknownRoleError
@@ -43,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--grace", type=float, default=GRACE,
         help=f"seconds a reply may be late, for the network (default {GRACE})",
     )
-    parser.add_argument("--max-steps", type=int, help="abort the match after this many steps")
+    parser.add_argument("--max-steps", type=positive_int, help="abort the match after this many steps")
     parser.add_argument("--seed", type=int, help="seed for local players and the random replacement moves")
     parser.add_argument("--json", metavar="FILE", help="save the match record (ggp-base JSON) to FILE")
     parser.add_argument("--quiet", "-q", action="store_true", help="show only the result")
@@ -94,6 +92,6 @@ def run(args: argparse.Namespace) -> int:
     )
     errors = ", ".join(f"{role} {record.error_count(role)}" for role in record.roles)
     print(f"\nmatch {record.match_id}: {outcome}; errors: {errors}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(record.to_json(), indent=2) + "\n", encoding="utf-8")
+    if args.json and not write_json(args.json, record.to_json(), "host"):
+        return 2
     return 0 if record.completed else 1

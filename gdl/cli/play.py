@@ -8,12 +8,10 @@ Each step prints the joint move and then the state: fluents like ``(cell x y v)`
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
-from pathlib import Path
 
-from gdl.cli._common import add_engine_option, load_game
+from gdl.cli._common import add_engine_option, load_game, positive_int, write_json
 from gdl.errors import PlayerSpecError, UnknownRoleError
 from gdl.game import Game, State
 from gdl.match import Match, MatchRecord
@@ -46,7 +44,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--seed", type=int, help="seed for the players and the random moves of faulty ones")
     parser.add_argument("--json", metavar="FILE", help="save the match record (ggp-base JSON) to FILE")
     parser.add_argument(
-        "--max-steps", type=int, metavar="N", help="abort the match after N steps without a terminal state"
+        "--max-steps", type=positive_int, metavar="N",
+        help="abort the match after N steps without a terminal state",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="show only the result")
     add_engine_option(parser)
@@ -99,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
     errors = {role: record.error_count(role) for role in record.roles}
     if any(errors.values()):
         print("errors: " + ", ".join(f"{role} {count}" for role, count in errors.items()))
-    if args.json:
-        Path(args.json).write_text(json.dumps(record.to_json(), indent=2) + "\n", encoding="utf-8")
+    if args.json and not write_json(args.json, record.to_json(), "play"):
+        return 2
     return 0 if record.completed else 1
 
 

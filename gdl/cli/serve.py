@@ -14,7 +14,7 @@ import logging
 import sys
 from functools import partial
 
-from gdl.cli._common import add_engine_option
+from gdl.cli._common import add_engine_option, port_number
 from gdl.errors import PlayerSpecError
 from gdl.players import PLAYER_KINDS, make_player
 from gdl.protocol.server import PlayerServer, start_server
@@ -27,7 +27,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--port", type=int, default=9147, help="TCP port (default 9147; 0 picks a free one)")
+    parser.add_argument(
+        "--port", type=port_number, default=9147, help="TCP port (default 9147; 0 picks a free one)"
+    )
     parser.add_argument(
         "--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0: every interface)"
     )

@@ -8,11 +8,11 @@ progress bar goes to standard error. A player description may carry options
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
 
+from gdl.cli._common import positive_int, read_source, write_json
 from gdl.errors import PlayerSpecError
 from gdl.players import PLAYER_KINDS
 from gdl.tournament import TournamentResult, run_tournament
@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--matches", "-n", type=int, default=10, help="number of matches (default 10)")
     parser.add_argument("--start-clock", type=float, default=1.0, help="seconds to prepare (default 1)")
     parser.add_argument("--play-clock", type=float, default=1.0, help="seconds per move (default 1)")
-    parser.add_argument("--jobs", "-j", type=int, help="parallel processes (default: one per CPU)")
+    parser.add_argument("--jobs", "-j", type=positive_int, help="parallel processes (default: one per CPU)")
     parser.add_argument("--seed", type=int, help="seed of the first match (match i uses seed + i)")
     parser.add_argument("--json", metavar="FILE", help="save the standings and every match to FILE")
     parser.add_argument("--engine", default="auto", help="reasoning engine (default: auto)")
@@ -63,6 +63,8 @@ def _progress(done: int, total: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if read_source(Path(args.game), "tournament") is None:
+        return 2
     try:
         specs = split_players(args.players)
         result = run_tournament(
@@ -76,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"gdl tournament: {problem}", file=sys.stderr)
         return 2
     print(table(result))
-    if args.json:
-        Path(args.json).write_text(json.dumps(result.to_json(), indent=2) + "\n", encoding="utf-8")
+    if args.json and not write_json(args.json, result.to_json(), "tournament"):
+        return 2
     return 0
 
 

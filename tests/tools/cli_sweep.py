@@ -93,6 +93,9 @@ def corpus_runs() -> Iterator[Run]:
 def malformed_runs(paths: dict[str, Path]) -> Iterator[Run]:
     for name, path in paths.items():
         file = str(path)
+        if name == "many_facts":  # about 5 GB of memory and minutes per run: one command is enough
+            yield Run("check", name, ("check", file), 900)
+            continue
         yield Run("check", name, ("check", file), 120)
         yield Run("check --dynamic", name, ("check", "--dynamic", "--seconds", "3", file), 120)
         yield Run("play", name, ("play", "--engine", "datalog", "-q", "--max-steps", "50", file), 120)
