@@ -175,7 +175,8 @@ class _Splitter:
     product. Identical buckets share one auxiliary relation.
     """
 
-    def __init__(self, taken: Iterable[str], dynamic: set[str]) -> None:
+    def __init__(self, taken: Iterable[str], dynamic: set[str], strict: bool = False) -> None:
+        self.strict = strict
         self.taken = set(taken)
         self.dynamic = dynamic
         self.known: dict[tuple[tuple[str, ...], int], str] = {}
@@ -190,7 +191,11 @@ class _Splitter:
             every = set().union(*map(_literal_vars, literals)) if literals else set()
             for variable in sorted(every - head_vars):
                 found = self._bucket(variable, literals, head_vars)
-                if found is not None:
+                # Strictly, the auxiliary relation is no larger than one of the bucket's relations: a
+                # bucket cut off from the literals that bind it in the rule can be a cross product.
+                if found is not None and (not self.strict or any(
+                    isinstance(lit, Atom) and set(found[1]) <= _literal_vars(lit) for lit in found[0]
+                )):
                     bucket, keep = found
                     candidate = (len(keep), len(bucket), variable, bucket, keep)
                     if best is None or candidate[:3] < best[:3]:
@@ -272,7 +277,9 @@ def _relevant(rules: list[tuple[Atom, list[Literal]]]) -> list[tuple[Atom, list[
     return [(head, body) for head, body in rules if head.relation in needed]
 
 
-def _demand(rules: list[tuple[Atom, list[Literal]]], dynamic: set[str]) -> list[tuple[Atom, list[Literal]]]:
+def _demand(
+    rules: list[tuple[Atom, list[Literal]]], dynamic: set[str], taken: set[str]
+) -> list[tuple[Atom, list[Literal]]]:
     """Rules rewritten so that relations only ever used with some arguments known are grounded on demand.
 
     A magic-set rewriting of the relaxed program: a state-dependent relation ``r`` other than an output,
@@ -305,6 +312,9 @@ def _demand(rules: list[tuple[Atom, list[Literal]]], dynamic: set[str]) -> list[
     if not candidates:
         return rules
 
+    # The magic rules only filter the grounding: their auxiliary relations are not state-dependent either.
+    splitter = _Splitter(taken, set(), strict=True)
+
     def magic(atom: Atom) -> Atom:
         positions = sorted(bound[atom.relation])
         return Atom(f"magic {atom.relation}", tuple(atom.args[i] for i in positions))
@@ -313,7 +323,9 @@ def _demand(rules: list[tuple[Atom, list[Literal]]], dynamic: set[str]) -> list[
     for head, body in rules:
         guard = [magic(head)] if head.relation in candidates else []
         rewritten.append((head, [*guard, *body]))
-        for atom, binders, known in _uses(head, body, candidates, bound):
+        for atom, binders, _known in _uses(head, body, candidates, bound):
+            connected = _connected(_literal_vars(magic(atom)), [*guard, *binders])
+            known = set().union(*map(_literal_vars, connected))
             checks = [
                 literal
                 for literal in body
@@ -321,8 +333,24 @@ def _demand(rules: list[tuple[Atom, list[Literal]]], dynamic: set[str]) -> list[
                 and _relation_of(literal) not in dynamic
                 and _literal_vars(literal) <= known
             ]
-            rewritten.append((magic(atom), [*guard, *binders, *checks]))
-    return rewritten
+            # Variables of the binders that the demand does not need only multiply its join.
+            rewritten.append((magic(atom), splitter.split(magic(atom), [*connected, *checks])))
+    return [*splitter.rules, *rewritten]
+
+
+def _connected(wanted: set[str], literals: list[Literal]) -> list[Literal]:
+    """The literals linked to ``wanted`` through shared variables (the others only multiply a join)."""
+    chosen: list[Literal] = []
+    reached = set(wanted)
+    rest = list(literals)
+    while True:
+        linked = [literal for literal in rest if _literal_vars(literal) & reached]
+        if not linked:
+            return [literal for literal in literals if any(literal is c for c in chosen)]
+        for literal in linked:
+            chosen.append(literal)
+            reached |= _literal_vars(literal)
+        rest = [literal for literal in rest if not any(literal is c for c in linked)]
 
 
 def _term_vars(term: Term) -> set[str]:
@@ -795,7 +823,7 @@ def instantiate(
         for body in _expand_or(rule.body)
     ]
     origin_rules: list[_Rule] = []
-    for head, body in _demand(_relevant([*splitter.rules, *split]), dynamic):
+    for head, body in _demand(_relevant([*splitter.rules, *split]), dynamic, splitter.taken):
         origin = len(origin_rules) if head.relation in dynamic else -1
         origin_rules.append(_compile(head, body, dynamic, origin))
     feeds = [
