@@ -106,8 +106,8 @@ def test_a_walk_stops_at_the_depth_limit_and_where_a_role_has_no_move() -> None:
     """
     checked = check_text(text).checked
     assert checked is not None
-    kernel = CompiledReasoner(checked).kernel
-    initial = CompiledReasoner(checked).initial()
+    compiled = CompiledReasoner(checked)
+    kernel, initial = compiled.kernel, compiled.initial()
     assert kernel.playout(initial, 0, 2)[1:3] == (2, DEPTH_LIMIT)
     assert kernel.playout(initial, 0, 10)[1:3] == (3, NO_LEGAL_MOVE)
     assert replay_disagreements(checked, range(1), 2) == []
