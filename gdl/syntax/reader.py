@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import re
+import sys
 from bisect import bisect_right
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -167,9 +168,11 @@ class _Converter:
 
     def _name(self, word: Word) -> str:
         """Canonical lower-case name of a word, noting inconsistent capitalisation."""
-        name = word.text.lower()
-        seen = self.spellings.setdefault(name, {word.text: word})
-        if word.text not in seen:
+        name = sys.intern(word.text.lower())  # one string per name, however often it is written
+        seen = self.spellings.get(name)
+        if seen is None:
+            self.spellings[name] = {word.text: word}
+        elif word.text not in seen:
             first = next(iter(seen.values()))
             seen[word.text] = word
             self.diagnostics.append(
