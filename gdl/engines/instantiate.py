@@ -4,12 +4,18 @@ The ground atoms are over-approximated by a relaxed fixpoint: negation of state-
 ignored, ``true`` is fed by ``init`` and by everything ``next`` can derive, and ``does`` by everything
 ``legal`` can derive. Relations that depend on neither ``true`` nor ``does`` (static relations) are
 evaluated exactly, stratum by stratum, and folded into the ground rules as constants. Every other rule is
-then grounded over the relaxed atoms.
+then grounded over the relaxed atoms, after three exact rewritings of the state-dependent rules:
+
+- relations no output (``legal``, ``next``, ``goal``, ``terminal``) depends on are dropped;
+- rule bodies are split by variable elimination (:class:`_Splitter`), so that independent variables
+  cost a sum of ground instances instead of a product;
+- relations only ever used with some arguments bound are grounded on demand, by a magic-set rewriting
+  of the relaxed program (:func:`_demand`): only the atoms some rule instance refers to.
 
 Budgets on the number of atoms and on time (CPU time of the process, so that a busy machine does not
-make a game fail) keep a game that is too large from costing more than its
-budget: :class:`gdl.errors.GameTooLargeError` says so, and ``engine="auto"`` falls back to the Datalog
-evaluator.
+make a game fail) keep a game that is too large from costing more than its budget:
+:class:`gdl.errors.GameTooLargeError` says so and names the largest relations so far, and
+``engine="auto"`` falls back to the Datalog evaluator.
 """
 
 from __future__ import annotations
@@ -464,6 +470,13 @@ class _Facts:
             index.setdefault(tuple(_at(args, path) for path in paths), []).append(args)
         return True
 
+    def discard(self, relation: str) -> None:
+        """Forget every fact of ``relation`` and its indexes."""
+        self.count -= len(self.sets.pop(relation, ()))
+        self._by_relation.pop(relation, None)
+        for key in [key for key in self._indexes if key[0] == relation]:
+            del self._indexes[key]
+
     def fanout(self, relation: str, paths: tuple[_Path, ...]) -> float:
         """The average number of facts that share the values at ``paths``."""
         facts = self.sets.get(relation, ())
@@ -802,7 +815,10 @@ def instantiate(
     budget.facts = facts
     stats: dict[str, float] = {}
 
-    # Static strata, exactly, in evaluation order.
+    # Static strata, exactly, in evaluation order. A stratum over a quarter of the atom budget (e.g. a
+    # table of sums up to 600) is grounded instead with the state-dependent rules, on demand, with every
+    # stratum that depends on it: its atoms then become constants of the network.
+    deferred: set[str] = set()
     for stratum in checked.strata:
         rules = [
             _compile(rule.head, body, dynamic, -1)
@@ -810,8 +826,13 @@ def instantiate(
             if rule.head.relation not in dynamic
             for body in _expand_or(rule.body)
         ]
-        if rules:
-            _fixpoint(rules, facts, budget, lambda relation: True)
+        heads = {rule.head[0] for rule in rules}
+        needs = set().union(*(checked.graph.successors(relation) for relation in heads))
+        if rules and (needs & deferred or not _static(rules, facts, budget)):
+            deferred |= heads
+    if deferred - {"init", "role"} != deferred:
+        raise GameTooLargeError(f"cannot instantiate {budget.what!r}: too many roles or initial fluents")
+    dynamic |= deferred
     stats["static_seconds"] = time.process_time() - started
 
     # The relaxed fixpoint of the state-dependent rules.
@@ -865,6 +886,20 @@ def instantiate(
         seconds=seconds,
         stats=stats,
     )
+
+
+def _static(rules: list[_Rule], facts: _Facts, budget: _Budget) -> bool:
+    """Evaluate a static stratum exactly; False (and nothing added) if it exceeds a quarter of the budget."""
+    share = _Budget(facts.count + budget.max_atoms // 4, 0.0, budget.what)
+    share.deadline = budget.deadline
+    try:
+        _fixpoint(rules, facts, share, lambda relation: True)
+    except GameTooLargeError:
+        budget.tick_now()
+        for relation in {rule.head[0] for rule in rules}:
+            facts.discard(relation)
+        return False
+    return True
 
 
 def _instance_builder(rule: _Rule, variables: list[_Var]) -> Callable[[tuple[Value, ...]], GroundRule]:
@@ -933,7 +968,7 @@ def _fixpoint(
     compiled_plans: dict[tuple[int, int | None, str], _Join] = {}
     heads: dict[int, Callable[[tuple[Value, ...]], tuple[Value, ...]]] = {}
     builders: dict[int, Callable[[tuple[Value, ...]], GroundRule]] = {}
-    seen: list[set[tuple[Value, ...]]] = [set() for _ in rules]
+    seen: list[set[GroundRule]] = [set() for _ in rules]
     lookup = facts.lookup
 
     def join(r: int, first: int | None) -> _Join:
@@ -966,10 +1001,12 @@ def _fixpoint(
                 builders[r] = _instance_builder(rule, variables)
             build, known = builders[r], seen[r]
             before = len(instances)
+            # Bindings that differ only in variables of folded literals make the same ground rule.
             for values in found:
-                if values not in known:
-                    known.add(values)
-                    instances.append(build(values))
+                instance = build(values)
+                if instance not in known:
+                    known.add(instance)
+                    instances.append(instance)
             budget.rules[rule.head[0]] += len(instances) - before
             budget.atoms(len(instances))
         relation = rule.head[0]
