@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import pytest
+import test_engines_compiled
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_engines_compiled import checked_game, disagreements
 
 from gdl.check import CheckedProgram, check_text
 from gdl.cli import main
+from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.instantiate import instantiate
 from gdl.errors import GameTooLargeError
 
@@ -92,6 +95,38 @@ def test_a_relation_used_only_negated_is_grounded_only_where_used() -> None:
     # rule asks only about the squares next to the piece, ignoring the piece's own square.
     assert 0 < counts["seen"] < 6**4 // 4
     assert disagreements(program, range(6), 12) == []
+
+
+def sums_game(top: int) -> str:
+    """A counter adding 0 to 2 per step up to ``top``, with a static table of every sum up to ``top``."""
+    numbers = " ".join(f"(succ {n} {n + 1})" for n in range(top))
+    return f"""
+    (role r) (init (total 0)) (init (step 0)) (num 0) {numbers}
+    (<= (num ?n) (succ ?m ?n))
+    (<= (plus ?x 0 ?x) (num ?x))
+    (<= (plus ?x ?y ?z) (succ ?y1 ?y) (plus ?x ?y1 ?z1) (succ ?z1 ?z))
+    (<= (legal r (add ?n)) (true (total ?t)) (succ 0 ?n) (plus ?t ?n ?s))
+    (<= (legal r (add ?n)) (true (total ?t)) (succ 1 ?n) (plus ?t ?n ?s))
+    (legal r (add 0))
+    (<= (next (total ?s)) (does r (add ?n)) (true (total ?t)) (plus ?t ?n ?s))
+    (<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+    (<= terminal (true (step 8)))
+    (<= (goal r ?t) (true (total ?t)) terminal)
+    (<= (goal r 0) (not terminal))
+    """
+
+
+def test_a_large_static_table_is_grounded_on_demand(monkeypatch: pytest.MonkeyPatch) -> None:
+    program = checked(sums_game(60))
+    # The table of sums has 61 * 62 / 2 atoms, more than a quarter of 3000: it is grounded on demand
+    # instead, only where the total can be.
+    with pytest.raises(GameTooLargeError):
+        instantiate(program, max_atoms=300)
+    grounding = instantiate(program, max_atoms=3000)
+    plus = sum(rule.head[0] == "plus" for rule in grounding.rules)
+    assert 0 < plus < 61 * 62 // 2
+    monkeypatch.setattr(test_engines_compiled, "CompiledReasoner", partial(CompiledReasoner, max_atoms=3000))
+    assert disagreements(program, range(4), 10) == []
 
 
 def test_relations_no_output_needs_are_not_grounded() -> None:

@@ -181,8 +181,12 @@ class _Splitter:
     product. Identical buckets share one auxiliary relation.
     """
 
-    def __init__(self, taken: Iterable[str], dynamic: set[str], strict: bool = False) -> None:
+    def __init__(
+        self, taken: Iterable[str], dynamic: set[str], static: _Facts, strict: bool = False
+    ) -> None:
         self.strict = strict
+        self.static = static
+        self._functional: dict[tuple[str, tuple[int, ...]], bool] = {}
         self.taken = set(taken)
         self.dynamic = dynamic
         self.known: dict[tuple[tuple[str, ...], int], str] = {}
@@ -199,7 +203,7 @@ class _Splitter:
                 found = self._bucket(variable, literals, head_vars)
                 # Strictly, the auxiliary relation is no larger than one of the bucket's relations: a
                 # bucket cut off from the literals that bind it in the rule can be a cross product.
-                if found is not None and (not self.strict or any(
+                if found is not None and not self._determined(*found) and (not self.strict or any(
                     isinstance(lit, Atom) and set(found[1]) <= _literal_vars(lit) for lit in found[0]
                 )):
                     bucket, keep = found
@@ -211,6 +215,32 @@ class _Splitter:
             _, _, _, bucket, keep = best
             literals = [literal for literal in literals if not any(literal is b for b in bucket)]
             literals.append(self._auxiliary(bucket, keep))
+
+    def _determined(self, bucket: list[Literal], keep: list[str]) -> bool:
+        """Whether the kept variables determine the others through static functions (e.g. a successor
+        relation): eliminating them would then add a relation as large as the rule, and gain nothing."""
+        known = set(keep)
+        progress = True
+        while progress:
+            progress = False
+            for literal in bucket:
+                if (
+                    isinstance(literal, Atom)
+                    and literal.relation in self.static.sets
+                    and not _literal_vars(literal) <= known
+                    and self._is_function(literal, known)
+                ):
+                    known |= _literal_vars(literal)
+                    progress = True
+        return set().union(*map(_literal_vars, bucket)) <= known
+
+    def _is_function(self, literal: Atom, known: set[str]) -> bool:
+        positions = tuple(i for i, arg in enumerate(literal.args) if _term_vars(arg) <= known)
+        key = (literal.relation, positions)
+        if key not in self._functional:
+            facts = self.static.sets[literal.relation]
+            self._functional[key] = len({tuple(args[i] for i in positions) for args in facts}) == len(facts)
+        return self._functional[key]
 
     @staticmethod
     def _bucket(
@@ -284,7 +314,7 @@ def _relevant(rules: list[tuple[Atom, list[Literal]]]) -> list[tuple[Atom, list[
 
 
 def _demand(
-    rules: list[tuple[Atom, list[Literal]]], dynamic: set[str], taken: set[str]
+    rules: list[tuple[Atom, list[Literal]]], dynamic: set[str], taken: set[str], static: _Facts
 ) -> list[tuple[Atom, list[Literal]]]:
     """Rules rewritten so that relations only ever used with some arguments known are grounded on demand.
 
@@ -319,7 +349,7 @@ def _demand(
         return rules
 
     # The magic rules only filter the grounding: their auxiliary relations are not state-dependent either.
-    splitter = _Splitter(taken, set(), strict=True)
+    splitter = _Splitter(taken, set(), static, strict=True)
 
     def magic(atom: Atom) -> Atom:
         positions = sorted(bound[atom.relation])
@@ -836,7 +866,7 @@ def instantiate(
     stats["static_seconds"] = time.process_time() - started
 
     # The relaxed fixpoint of the state-dependent rules.
-    splitter = _Splitter(checked.graph.nodes, dynamic)
+    splitter = _Splitter(checked.graph.nodes, dynamic, facts)
     split = [
         (rule.head, splitter.split(rule.head, body))
         for rule in checked.program.rules
@@ -844,7 +874,7 @@ def instantiate(
         for body in _expand_or(rule.body)
     ]
     origin_rules: list[_Rule] = []
-    for head, body in _demand(_relevant([*splitter.rules, *split]), dynamic, splitter.taken):
+    for head, body in _demand(_relevant([*splitter.rules, *split]), dynamic, splitter.taken, facts):
         origin = len(origin_rules) if head.relation in dynamic else -1
         origin_rules.append(_compile(head, body, dynamic, origin))
     feeds = [
