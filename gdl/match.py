@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from gdl.engines.base import Reasoner
+from gdl.engines.base import Reasoner, depth_charge, random_walk
 from gdl.errors import GameDefinitionError, KifSyntaxError, UnknownRoleError
 from gdl.game import Game, State
 from gdl.players.base import Player
@@ -90,6 +90,14 @@ class _LockedReasoner:
     def goals(self, state: Any, role: int) -> tuple[Term, ...]:
         with self._lock:
             return self.unlocked.goals(state, role)
+
+    def depth_charge(self, state: Any, rng: random.Random, max_depth: int) -> tuple[Any, int, bool]:
+        """The reasoner's own (native) playout under one lock, or a walk locking each call, so that a
+        slow reasoner does not hold the lock for a whole playout."""
+        if hasattr(self.unlocked, "depth_charge"):
+            with self._lock:
+                return depth_charge(self.unlocked, state, rng, max_depth)
+        return random_walk(self, state, rng, max_depth)
 
 
 #: How many matches and player threads use each game now; its reasoner is locked while any does.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import re
 import threading
 import time
@@ -14,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gdl
+from gdl.engines.base import depth_charge
 from gdl.errors import UnknownRoleError
 from gdl.game import Game, State
 from gdl.match import Match, MatchRecord
@@ -319,3 +321,32 @@ def _games(name: str) -> Game:
     if name not in _LOADED:
         _LOADED[name] = gdl.load(GAMES / f"{name}.kif")
     return _LOADED[name]
+
+
+@pytest.mark.parametrize("engine", ["compiled", "datalog"])
+def test_players_in_a_match_get_the_reasoners_own_playouts(engine: str) -> None:
+    game = gdl.load(GAMES / "tictactoe.kif", engine=engine)
+    reasoner = game.reasoner
+    native = getattr(reasoner, "depth_charge", None)
+    calls: list[int] = []
+    if native is not None:
+
+        def counted(state: object, rng: random.Random, max_depth: int) -> tuple[object, int, bool]:
+            calls.append(max_depth)
+            return native(state, rng, max_depth)  # type: ignore[no-any-return]
+
+        reasoner.depth_charge = counted  # type: ignore[attr-defined]
+    ends: list[tuple[bool, bool]] = []
+
+    class Roller(Player):
+        name = "roller"
+
+        def play(self, state: State, deadline: float) -> Term:
+            locked = state.game.reasoner
+            end, _, terminal = depth_charge(locked, locked.initial(), random.Random(1), 100)
+            ends.append((terminal, locked.terminal(end)))
+            return state.legal_moves(self.role)[0]
+
+    record = Match(game, {"xplayer": Roller(), "oplayer": make_player("legal")}, play_clock=2).run()
+    assert record.completed and ends and all(terminal and really for terminal, really in ends)
+    assert len(calls) == (len(ends) if native is not None else 0)  # the native playout, under the lock

@@ -67,6 +67,11 @@ def depth_charge(reasoner: Reasoner[S], state: S, rng: random.Random, max_depth:
     own: DepthCharge[S] | None = getattr(reasoner, "depth_charge", None)
     if own is not None:
         return own(state, rng, max_depth)
+    return random_walk(reasoner, state, rng, max_depth)
+
+
+def random_walk(reasoner: Reasoner[S], state: S, rng: random.Random, max_depth: int) -> tuple[S, int, bool]:
+    """:func:`depth_charge` through the reasoner protocol, one call per question."""
     roles = range(len(reasoner.roles))
     depth = 0
     while not reasoner.terminal(state):
