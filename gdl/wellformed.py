@@ -673,6 +673,7 @@ def check_files(
     max_states: int,
     seconds: float,
     as_json: bool,
+    engine: str = "auto",
 ) -> int:
     """``gdl check --dynamic``: print the static diagnostics and a report per valid game.
 
@@ -697,7 +698,7 @@ def check_files(
             continue
         bar = ProgressBar()
         try:
-            report = analyse(load(file), max_states, seconds, progress=bar)
+            report = analyse(load(file, engine), max_states, seconds, progress=bar)
         except ValueError as problem:  # a run-time promise of GDL the reasoner could not keep
             print(f"gdl check: {file}: {problem}", file=sys.stderr)
             status = 1

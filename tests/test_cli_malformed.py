@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from malformed import malformed_contents, malformed_paths
+from malformed import TICTACTOE, malformed_contents, malformed_paths
 
 from gdl.cli import main
 
@@ -92,3 +92,19 @@ def test_bad_options_and_outputs_are_one_line_errors(
         status = int(exit.code or 0)
     err = capsys.readouterr().err
     assert status == 2 and message in err.splitlines()[-1] and "Traceback" not in err
+
+
+def test_an_internal_error_is_one_line_with_its_own_exit_status(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(*_: object, **__: object) -> None:
+        raise KeyError("lost")
+
+    monkeypatch.setattr("gdl.cli.solve.solve", broken)
+    monkeypatch.delenv("GDL_TRACEBACK", raising=False)
+    assert main(["solve", str(TICTACTOE)]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("gdl solve: internal error: KeyError: 'lost' (at ") and err.count("\n") == 1
+    monkeypatch.setenv("GDL_TRACEBACK", "1")
+    with pytest.raises(KeyError):
+        main(["solve", str(TICTACTOE)])

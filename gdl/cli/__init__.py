@@ -2,13 +2,19 @@
 
 A command module defines ``register(subparsers)``, which adds its parser and sets ``run`` (a function
 from the parsed arguments to an exit status) as the parser's default.
+
+Exit statuses: 0 success, 1 a bad game or result (errors found, match aborted, not solved), 2 unusable
+input or command line, 3 an internal error (a bug of gdl: one line, the traceback with
+``GDL_TRACEBACK=1``), 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 
 #: Subcommand modules, in the order ``gdl --help`` lists them.
@@ -35,6 +41,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as problem:  # a bug, not the user's input: say so in one line, not a traceback
+        if os.environ.get("GDL_TRACEBACK"):
+            raise
+        where = traceback.extract_tb(problem.__traceback__)[-1]
+        print(
+            f"gdl {args.command}: internal error: {type(problem).__name__}: {problem} "
+            f"(at {where.filename}:{where.lineno}; GDL_TRACEBACK=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        return 3
     return status
 
 

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from gdl.check import check_text
-from gdl.cli._common import read_source
+from gdl.cli._common import add_engine_option, read_source
 from gdl.diagnostics import Diagnostic, Level, has_errors
 from gdl.wellformed import check_files
 
@@ -28,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="with --dynamic: explore at most N states (default 100000)")
     parser.add_argument("--seconds", type=float, default=60.0, metavar="S",
                         help="with --dynamic: spend at most about S seconds per game (default 60)")
+    add_engine_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         diagnostics.extend(check_text(text, name).diagnostics)
     if args.dynamic and not unreadable:
-        return check_files(args.files, diagnostics, args.max_states, args.seconds, args.json)
+        return check_files(args.files, diagnostics, args.max_states, args.seconds, args.json, args.engine)
     report(diagnostics, len(args.files), args.json)
     if unreadable:
         return 2

@@ -82,7 +82,8 @@ def corpus_runs() -> Iterator[Run]:
         name = str(path)
         yield Run("check", target, ("check", name), 60)
         yield Run("check --dynamic", target,
-                  ("check", "--dynamic", "--max-states", "2000", "--seconds", "3", name), 60)
+                  ("check", "--dynamic", "--engine", "datalog", "--max-states", "2000", "--seconds", "3",
+                   name), 60)
         yield Run("play", target, ("play", "--engine", "datalog", "-q", "--max-steps", "300",
                                    "--start-clock", "1", "--play-clock", "1", "--seed", "1", name), 90)
         yield Run("network", target, ("network", "--max-seconds", "5", name), 60)
@@ -97,7 +98,8 @@ def malformed_runs(paths: dict[str, Path]) -> Iterator[Run]:
             yield Run("check", name, ("check", file), 900)
             continue
         yield Run("check", name, ("check", file), 120)
-        yield Run("check --dynamic", name, ("check", "--dynamic", "--seconds", "3", file), 120)
+        yield Run("check --dynamic", name,
+                  ("check", "--dynamic", "--engine", "datalog", "--seconds", "3", file), 120)
         yield Run("play", name, ("play", "--engine", "datalog", "-q", "--max-steps", "50", file), 120)
         yield Run("network", name, ("network", "--max-seconds", "5", file), 120)
         yield Run("solve", name, ("solve", "--engine", "datalog", "--budget", "5", file), 120)
