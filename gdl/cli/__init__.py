@@ -3,8 +3,8 @@
 A command module defines ``register(subparsers)``, which adds its parser and sets ``run`` (a function
 from the parsed arguments to an exit status) as the parser's default.
 
-Exit statuses: 0 success, 1 a bad game or result (errors found, match aborted, not solved), 2 unusable
-input or command line, 3 an internal error (a bug of gdl: one line, the traceback with
+Exit statuses: 0 success, 1 a bad result (errors found, match aborted, not solved), 2 unusable input
+or command line, 3 an internal error (a bug of gdl: one line, the traceback with
 ``GDL_TRACEBACK=1``), 130 interrupted.
 """
 
