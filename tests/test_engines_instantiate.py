@@ -129,6 +129,23 @@ def test_a_large_static_table_is_grounded_on_demand(monkeypatch: pytest.MonkeyPa
     assert disagreements(program, range(4), 10) == []
 
 
+def test_terminal_depending_on_does_sees_no_move_played() -> None:
+    # GDL forbids it, the checker lets it pass (fire_sheep does it): `killed` holds only while a move
+    # is played, so terminal and goals, evaluated in a state, see it false; next sees it true.
+    text = """
+    (role r) (init (alive a)) (init (alive b))
+    (<= (legal r (kill ?x)) (true (alive ?x)))
+    (legal r wait)
+    (<= (killed ?x) (does r (kill ?x)))
+    (<= (living ?x) (true (alive ?x)) (not (killed ?x)))
+    (<= (next (alive ?x)) (living ?x))
+    (<= terminal (not (living a)))
+    (<= (goal r 100) (living b))
+    (<= (goal r 0) (not (living b)))
+    """
+    assert disagreements(checked(text), range(6), 4) == []
+
+
 def test_relations_no_output_needs_are_not_grounded() -> None:
     counts = rules_per_relation(checked(DEMAND))
     assert "spare" not in counts

@@ -23,6 +23,7 @@ from functools import cached_property
 import networkx as nx
 
 from gdl.engines.instantiate import GroundAtom, Grounding, GroundRule, Value, atom_text, value_text
+from gdl.errors import GameTooLargeError
 
 FALSE = -1
 TRUE = -2
@@ -288,14 +289,15 @@ def build(grounding: Grounding) -> PropNet:
     legal: list[list[tuple[Value, int]]] = [[] for _ in roles]
     goals: list[list[tuple[Value, int]]] = [[] for _ in roles]
     facts = grounding.facts
+    unplayed = _Unplayed(builder, cycles)
     for head in [*rules_of, *facts]:
         relation, args = head
-        node = TRUE if head in facts else node_of.get(head, FALSE)
+        node = TRUE if head in facts else unplayed.value(node_of.get(head, FALSE))
         if relation in ("legal", "goal") and len(args) == 2 and args[0] in role_index:
             target = legal if relation == "legal" else goals
             target[role_index[args[0]]].append((args[1], node))
     next_nodes = [TRUE if ("next", (f,)) in facts else node_of.get(("next", (f,)), FALSE) for f in fluents]
-    terminal = TRUE if ("terminal", ()) in facts else node_of.get(("terminal", ()), FALSE)
+    terminal = TRUE if ("terminal", ()) in facts else unplayed.value(node_of.get(("terminal", ()), FALSE))
     init = frozenset(i for i, f in enumerate(fluents) if f in grounding.init)
     return _prune(
         roles,
@@ -309,6 +311,75 @@ def build(grounding: Grounding) -> PropNet:
         terminal,
         init,
     )
+
+
+class _Unplayed:
+    """Nodes as they are evaluated in a state, where no move is played (every ``does`` false).
+
+    ``legal``, ``goal`` and ``terminal`` are evaluated so; in a game where they depend on ``does`` anyway
+    (which GDL forbids, but the checker lets pass), the nodes they share with ``next`` are copied with
+    the inputs folded to false.
+    """
+
+    def __init__(self, builder: _Builder, cycles: list[tuple[int, int]]) -> None:
+        self.builder = builder
+        self.block_of = {node: (start, end) for start, end in cycles for node in range(start, end)}
+        self.cyclic = self.block_of.keys()
+        self.blocks_reaching: dict[tuple[int, int], bool] = {}
+        self.memo: dict[int, int] = {}
+
+    def value(self, node: int) -> int:
+        builder = self.builder
+        if node < builder.first_gate:
+            return FALSE if node >= 0 and node in builder.role_of_input else node
+        stack = [node]
+        while stack:
+            top = stack[-1]
+            if top in self.memo:
+                stack.pop()
+                continue
+            args = builder.args[top - builder.first_gate]
+            pending = [a for a in args if a >= builder.first_gate and a not in self.memo]
+            if pending and top not in self.cyclic:
+                stack.extend(pending)
+                continue
+            stack.pop()
+            self.memo[top] = self._copy(top)
+        return self.memo[node]
+
+    def _copy(self, node: int) -> int:
+        builder = self.builder
+        gate = node - builder.first_gate
+        args = builder.args[gate]
+        if node in self.cyclic:
+            block = self.block_of[node]
+            if block not in self.blocks_reaching:
+                self.blocks_reaching[block] = self._reaches_input(range(*block))
+            if self.blocks_reaching[block]:
+                raise GameTooLargeError(
+                    "cannot build the network: legal, goal or terminal depends on does through recursion"
+                )
+            return node
+        mapped = [self.memo.get(a, a) if a >= builder.first_gate else self.value(a) for a in args]
+        if mapped == list(args):
+            return node
+        kind = builder.kinds[gate]
+        if kind is Gate.NOT:
+            return builder.negate(mapped[0])
+        return builder.conjoin(mapped) if kind is Gate.AND else builder.disjoin(mapped)
+
+    def _reaches_input(self, nodes: Iterable[int]) -> bool:
+        builder = self.builder
+        seen = set(nodes)
+        stack = list(seen)
+        while stack:
+            for arg in builder.args[stack.pop() - builder.first_gate]:
+                if arg in builder.role_of_input:
+                    return True
+                if arg >= builder.first_gate and arg not in seen:
+                    seen.add(arg)
+                    stack.append(arg)
+        return False
 
 
 def _prune(
