@@ -848,6 +848,12 @@ def instantiate(
     # Static strata, exactly, in evaluation order. A stratum over a quarter of the atom budget (e.g. a
     # table of sums up to 600) is grounded instead with the state-dependent rules, on demand, with every
     # stratum that depends on it: its atoms then become constants of the network.
+    # The roles and the initial state are needed whole.
+    import networkx as nx
+
+    whole = {"init", "role"}
+    for relation in [r for r in whole if r in checked.graph]:
+        whole |= nx.descendants(checked.graph, relation)
     deferred: set[str] = set()
     for stratum in checked.strata:
         rules = [
@@ -858,10 +864,10 @@ def instantiate(
         ]
         heads = {rule.head[0] for rule in rules}
         needs = set().union(*(checked.graph.successors(relation) for relation in heads))
-        if rules and (needs & deferred or not _static(rules, facts, budget)):
+        if rules and heads & whole:
+            _fixpoint(rules, facts, budget, lambda relation: True)
+        elif rules and (needs & deferred or not _static(rules, facts, budget)):
             deferred |= heads
-    if deferred - {"init", "role"} != deferred:
-        raise GameTooLargeError(f"cannot instantiate {budget.what!r}: too many roles or initial fluents")
     dynamic |= deferred
     stats["static_seconds"] = time.process_time() - started
 
