@@ -565,6 +565,9 @@ def _key_paths(args: tuple[_Pattern, ...], bound: set[_Var]) -> list[tuple[_Path
 class _Budget:
     """Limits on ground atoms or rules and on CPU time; over a limit, says where the atoms went."""
 
+    #: How many of the largest relations the message names.
+    shown = 3
+
     def __init__(self, max_atoms: int, max_seconds: float, what: str) -> None:
         self.max_atoms = max_atoms
         self.deadline = time.process_time() + max_seconds
@@ -589,7 +592,7 @@ class _Budget:
         return sorted(found, reverse=True)
 
     def _where(self) -> str:
-        largest = [text for count, text in self.sizes()[:3] if count]
+        largest = [text for count, text in self.sizes()[: self.shown] if count]
         return f" ({', '.join(largest)})" if largest else ""
 
     def tick_now(self) -> None:

@@ -1,7 +1,7 @@
 """Where instantiation spends its atoms and time, per game: ``python tests/tools/grounding_profile.py
 [--max-atoms N] [--max-seconds S] GAME...`` prints, per game, the CPU seconds of instantiation (static,
-relaxed and grounding phases), the relaxed atoms and ground rules, and the largest relations; a game
-over budget prints the budget's message, which names the largest relations so far."""
+relaxed and grounding phases), the relaxed atoms and ground rules, and the ``--top`` largest relations;
+a game over budget prints the budget's message, naming the ``--top`` largest relations so far."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from gdl.check import check_text
+from gdl.engines import instantiate as instantiation
 from gdl.engines.instantiate import instantiate
 from gdl.errors import GameTooLargeError
 
@@ -22,6 +23,7 @@ def main() -> None:
     parser.add_argument("--max-seconds", type=float, default=30.0)
     parser.add_argument("--top", type=int, default=6)
     args = parser.parse_args()
+    instantiation._Budget.shown = args.top
     for name in args.games:
         path = Path(name)
         checked = check_text(path.read_text(encoding="utf-8"), str(path)).checked
