@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracle import model_of
 from test_datalog_random import GAME, programs
 
 from gdl.check import check_text
@@ -15,6 +16,7 @@ from gdl.check.program import check_rewritten
 from gdl.datalog import evaluate
 from gdl.datalog.magic import rewrite
 from gdl.engines.datalog import DatalogReasoner
+from gdl.syntax.reader import parse_program
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -106,3 +108,15 @@ def _same_walks(plain: DatalogReasoner, rewritten: DatalogReasoner, steps: int) 
         a, b = plain.next(a, moves), rewritten.next(b, moves)
     for role in range(len(plain.roles)):
         assert plain.goals(a, role) == rewritten.goals(b, role)
+
+
+@pytest.mark.parametrize("demand", [False, True])
+def test_a_static_relation_split_over_strata_is_complete_in_every_state(demand: bool) -> None:
+    # goal is static and negates itself with other arguments: two strata of the static layer.
+    text = """(role r) (init s) (<= (legal r go) (true s)) (<= (next s) (true s)) (<= terminal (true s))
+        (p1 a) (<= p0 (p1 b)) (<= (goal r 100) p0) (<= (goal r 0) (not (goal r 100)))"""
+    checked = check_text(text).checked
+    assert checked is not None
+    reasoner = DatalogReasoner(checked, demand=demand)
+    expected = {args[1] for args in model_of(parse_program(text).rules)["goal"]}
+    assert {str(value) for value in reasoner.goals(reasoner.initial(), 0)} == expected == {"0"}

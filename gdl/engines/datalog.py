@@ -104,9 +104,10 @@ class _Strata:
 
         self.layers = layers = [layer(number) for number in range(len(program.strata))]
         self.static = shared.extended() if shared is not None else Database()
+        complete = frozenset(self.static.owned)  # a relation split over strata is owned after its first
         for number, level in enumerate(layers):
             heads = {relation_key(rule.head) for rule in program.strata[number].rules}
-            if level == 0 and not heads <= self.static.owned:
+            if level == 0 and not heads <= complete:
                 evaluator.run(number, self.static)
         evaluator.fix(self.static)
 
