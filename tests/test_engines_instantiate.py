@@ -8,6 +8,7 @@ test_engines_compiled.py.
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter
 from functools import partial
 from pathlib import Path
@@ -240,3 +241,15 @@ def test_random_games_agree_with_datalog(text: str) -> None:
     assume(result.checked is not None)
     assert result.checked is not None
     assert disagreements(result.checked, range(3), 8) == []
+
+
+def test_the_time_budget_also_bounds_building_ground_rules(corpus: Path) -> None:
+    # twogenerals' joins are quick but yield bindings that make large ground rules: building those took
+    # minutes past a 5 s budget before the loop that builds them looked at the clock.
+    path = corpus / "gdl2" / "twogenerals.gdl"
+    checked = check_text(path.read_text(encoding="utf-8"), str(path)).checked
+    assert checked is not None
+    start = time.process_time()
+    with pytest.raises(GameTooLargeError, match=r"within 0\.5 s"):
+        instantiate(checked, 10_000_000, 0.5)
+    assert time.process_time() - start < 10  # the budget, plus the last stretch between two looks

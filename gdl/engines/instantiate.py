@@ -1041,7 +1041,11 @@ def _fixpoint(
             build, known = builders[r], seen[r]
             before = len(instances)
             # Bindings that differ only in variables of folded literals make the same ground rule.
-            for values in found:
+            for count, values in enumerate(found):
+                if not count & 4095:
+                    # Building instances can cost more than the join that found their bindings.
+                    budget.tick_now()
+                    budget.atoms(len(instances))
                 instance = build(values)
                 if instance not in known:
                     known.add(instance)
