@@ -29,6 +29,7 @@ from gdl.datalog.plan import (
     split_disjunctions,
 )
 from gdl.datalog.terms import TermTable
+from gdl.errors import GameTooLargeError
 from gdl.syntax.model import Atom, Not, Term
 
 #: A model: for each relation name, the tuples of ground argument terms of its facts.
@@ -255,8 +256,12 @@ class Evaluator:
         function: Callable[[Database], None] = namespace["strata"]  # type: ignore[assignment]
         return function
 
-    def run(self, number: int, database: Database) -> None:
-        """Evaluate one stratum to its fixpoint in ``database`` (earlier strata must be complete)."""
+    def run(self, number: int, database: Database, limit: int | None = None) -> None:
+        """Evaluate one stratum to its fixpoint in ``database`` (earlier strata must be complete).
+
+        With a ``limit``, a relation that passes that many facts raises :class:`GameTooLargeError`
+        (checked as facts are added, at the cost of a function call per fact).
+        """
         stratum = self.stratum(number, database)
         relations = database.relations
         index = database.index
@@ -266,13 +271,13 @@ class Evaluator:
                 owned.add(head)
                 relations[head] = set()
             for rule in stratum.rules:
-                rule.run(relations, index, relations[rule.head].add)
+                rule.run(relations, index, _adder(relations[rule.head], rule.head, limit))
             return
         for head in stratum.heads:
             database.own(head)
         news: dict[str, set[Fact]] = {head: set() for head in stratum.heads}
         for rule in stratum.rules:
-            rule.run(relations, index, news[rule.head].add)
+            rule.run(relations, index, _adder(news[rule.head], rule.head, limit))
         deltas = [DELTA + head for head in stratum.heads]
         while True:
             progress = False
@@ -289,11 +294,31 @@ class Evaluator:
             news = {head: set() for head in stratum.heads}
             for delta, rule in stratum.variants:
                 if relations.get(delta):
-                    rule.run(relations, index, news[rule.head].add)
+                    rule.run(relations, index, _adder(news[rule.head], rule.head, limit))
+                    if limit is not None and len(relations[rule.head]) > limit:
+                        raise _too_many(rule.head, limit)
         for delta in deltas:
             database.forget_indexes(delta)
             database.owned.discard(delta)
             del relations[delta]
+
+
+def _adder(facts: set[Fact], relation: str, limit: int | None) -> Callable[[Fact], None]:
+    """``facts.add``, or with a ``limit`` a function that also refuses to grow ``facts`` past it."""
+    if limit is None:
+        return facts.add
+    add = facts.add
+
+    def bounded(fact: Fact) -> None:
+        add(fact)
+        if len(facts) > limit:
+            raise _too_many(relation, limit)
+
+    return bounded
+
+
+def _too_many(relation: str, limit: int) -> GameTooLargeError:
+    return GameTooLargeError(f"more than {limit} facts of {relation!r}")
 
 
 def evaluate(checked: CheckedProgram, facts: Iterable[Atom] = ()) -> Model:

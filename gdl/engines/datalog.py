@@ -23,7 +23,7 @@ from gdl.datalog.evaluator import Database, Evaluator
 from gdl.datalog.magic import rewrite
 from gdl.datalog.plan import relation_key
 from gdl.datalog.terms import TermTable
-from gdl.errors import GameDefinitionError
+from gdl.errors import GameDefinitionError, GameTooLargeError
 from gdl.syntax.model import Term
 
 #: A state of this reasoner: the ids of its fluents.
@@ -32,6 +32,12 @@ DatalogState = frozenset[int]
 #: How many evaluated states are kept. A playout asks about each state several times in a row, then
 #: never again; a state's database can be large (hundreds of thousands of facts in amazons).
 CACHE_SIZE = 8
+
+
+#: Facts a relation computed once per game may have: past it, loading the game fails with a clear error
+#: rather than running out of memory (sudoku's exactlyfirst/10 would have about 387 million; the largest
+#: that loads, mummymaze1p's direction-from/5, has 6.5 million).
+STATIC_FACT_LIMIT = 16_000_000
 
 
 #: The queries whose strata are run on demand, as indexes into ``DatalogReasoner._needed``.
@@ -108,7 +114,11 @@ class _Strata:
         for number, level in enumerate(layers):
             heads = {relation_key(rule.head) for rule in program.strata[number].rules}
             if level == 0 and not heads <= complete:
-                evaluator.run(number, self.static)
+                try:
+                    evaluator.run(number, self.static, STATIC_FACT_LIMIT)
+                except GameTooLargeError as problem:
+                    source = program.program.source
+                    raise GameTooLargeError(f"cannot evaluate {source!r}: {problem}") from None
         evaluator.fix(self.static)
 
         def needed(relation: str, *levels: int) -> tuple[int, ...]:
