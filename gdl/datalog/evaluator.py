@@ -9,6 +9,8 @@ that do not depend on ``true`` or ``does``) are shared, indexes included, by eve
 from __future__ import annotations
 
 import itertools
+import math
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -256,11 +258,14 @@ class Evaluator:
         function: Callable[[Database], None] = namespace["strata"]  # type: ignore[assignment]
         return function
 
-    def run(self, number: int, database: Database, limit: int | None = None) -> None:
+    def run(
+        self, number: int, database: Database, limit: int | None = None, deadline: float | None = None
+    ) -> None:
         """Evaluate one stratum to its fixpoint in ``database`` (earlier strata must be complete).
 
-        With a ``limit``, a relation that passes that many facts raises :class:`GameTooLargeError`
-        (checked as facts are added, at the cost of a function call per fact).
+        With a ``limit``, a relation that passes that many facts raises :class:`GameTooLargeError`; with
+        a ``deadline`` (a ``time.process_time()`` instant), passing it raises :class:`TimeoutError`. Both
+        are checked as facts are added, at the cost of a function call per fact.
         """
         stratum = self.stratum(number, database)
         relations = database.relations
@@ -271,13 +276,13 @@ class Evaluator:
                 owned.add(head)
                 relations[head] = set()
             for rule in stratum.rules:
-                rule.run(relations, index, _adder(relations[rule.head], rule.head, limit))
+                rule.run(relations, index, _adder(relations[rule.head], rule.head, limit, deadline))
             return
         for head in stratum.heads:
             database.own(head)
         news: dict[str, set[Fact]] = {head: set() for head in stratum.heads}
         for rule in stratum.rules:
-            rule.run(relations, index, _adder(news[rule.head], rule.head, limit))
+            rule.run(relations, index, _adder(news[rule.head], rule.head, limit, deadline))
         deltas = [DELTA + head for head in stratum.heads]
         while True:
             progress = False
@@ -294,7 +299,7 @@ class Evaluator:
             news = {head: set() for head in stratum.heads}
             for delta, rule in stratum.variants:
                 if relations.get(delta):
-                    rule.run(relations, index, _adder(news[rule.head], rule.head, limit))
+                    rule.run(relations, index, _adder(news[rule.head], rule.head, limit, deadline))
                     if limit is not None and len(relations[rule.head]) > limit:
                         raise _too_many(rule.head, limit)
         for delta in deltas:
@@ -303,21 +308,28 @@ class Evaluator:
             del relations[delta]
 
 
-def _adder(facts: set[Fact], relation: str, limit: int | None) -> Callable[[Fact], None]:
-    """``facts.add``, or with a ``limit`` a function that also refuses to grow ``facts`` past it."""
-    if limit is None:
+def _adder(
+    facts: set[Fact], relation: str, limit: int | None, deadline: float | None
+) -> Callable[[Fact], None]:
+    """``facts.add``, or a function that also refuses to grow ``facts`` past ``limit`` or ``deadline``."""
+    if limit is None and deadline is None:
         return facts.add
     add = facts.add
+    most = limit if limit is not None else math.inf
+    until = deadline if deadline is not None else math.inf
 
     def bounded(fact: Fact) -> None:
         add(fact)
-        if len(facts) > limit:
-            raise _too_many(relation, limit)
+        size = len(facts)
+        if size > most:
+            raise _too_many(relation, most)
+        if not size & 1023 and time.process_time() > until:
+            raise TimeoutError(f"evaluating {relation!r} passed its deadline")
 
     return bounded
 
 
-def _too_many(relation: str, limit: int) -> GameTooLargeError:
+def _too_many(relation: str, limit: float) -> GameTooLargeError:
     return GameTooLargeError(f"more than {limit} facts of {relation!r}")
 
 

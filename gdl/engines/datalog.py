@@ -148,10 +148,13 @@ class _Strata:
             database = Database(self.static)
             database.own("true/1", ((fluent,) for fluent in state))
             start = time.process_time()
-            for number in numbers:
-                self.evaluator.run(number, database)
-                if time.process_time() > deadline:
-                    return None
+            try:
+                for number in numbers:
+                    self.evaluator.run(number, database, deadline=deadline)
+            except TimeoutError:
+                return None
+            if time.process_time() > deadline:
+                return None
             if run:
                 best = min(best, time.process_time() - start)
                 if best > 0.05:
