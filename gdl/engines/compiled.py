@@ -184,14 +184,7 @@ class _Writer:
         The outputs whose tests share a base proposition (e.g. whose turn it is) are tested under one
         test of it, so that they cost nothing in the states where it does not hold.
         """
-        counts: Counter[int] = Counter()
-        for _, node in bits:
-            mask = self._factorable(node)
-            while mask:
-                low = mask & -mask
-                counts[low] += 1
-                mask ^= low
-        shared, count = counts.most_common(1)[0] if counts else (0, 0)
+        shared, count = _most_shared_bit(self._factorable(node) for _, node in bits)
         if count < 4:
             shared = 0
         plain = [
@@ -241,17 +234,22 @@ def generate(net: PropNet) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _most_shared_bit(masks: Iterable[int]) -> tuple[int, int]:
+    """The bit (as a mask) set in the most of ``masks``, and in how many; (0, 0) when none is set."""
+    counts: Counter[int] = Counter()
+    for mask in masks:
+        while mask:
+            low = mask & -mask
+            counts[low] += 1
+            mask ^= low
+    return counts.most_common(1)[0] if counts else (0, 0)
+
+
 def _decide(items: list[tuple[int, str]]) -> str:
     """A disjunction of conjunctions ``s & mask == mask and rest``, deciding first on the shared bits."""
     decided = []
     while items:
-        counts: Counter[int] = Counter()
-        for mask, _ in items:
-            while mask:
-                low = mask & -mask
-                counts[low] += 1
-                mask ^= low
-        shared, count = counts.most_common(1)[0] if counts else (0, 0)
+        shared, count = _most_shared_bit(mask for mask, _ in items)
         if count < 3:
             for mask, rest in items:
                 tests = [f"s & {mask:#x} == {mask:#x}"] if mask else []
