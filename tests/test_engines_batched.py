@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
-from test_engines_compiled import REACH, checked_game, corpus_problems
+from test_engines_compiled import checked_game, corpus_problems, reach_game
 
-from gdl.check import CheckedProgram, check_text
+from gdl.check import CheckedProgram
 from gdl.cli import main
 from gdl.engines.batched import BatchedEngine
 from gdl.engines.compiled import CompiledReasoner
@@ -59,9 +59,7 @@ def test_every_lane_agrees_on_every_corpus_game_that_instantiates(corpus: Path) 
 
 
 def test_lanes_agree_on_a_recursive_game() -> None:
-    checked = check_text(REACH).checked
-    assert checked is not None and CompiledReasoner(checked).net.cycles  # a cycle block to iterate
-    assert lane_disagreements(checked, seed=5, walks=20) == []
+    assert lane_disagreements(reach_game(), seed=5, walks=20) == []
 
 
 def test_random_tictactoe_matches_its_known_outcome_rates() -> None:

@@ -122,11 +122,16 @@ REACH = """
 """
 
 
-def test_recursive_rules_become_cycle_blocks_and_agree() -> None:
+def reach_game() -> CheckedProgram:
+    """:data:`REACH` checked, with the cycle block it is there for."""
     checked = check_text(REACH).checked
     assert checked is not None
     assert CompiledReasoner(checked).net.cycles
-    assert disagreements(checked, range(6), 10) == []
+    return checked
+
+
+def test_recursive_rules_become_cycle_blocks_and_agree() -> None:
+    assert disagreements(reach_game(), range(6), 10) == []
 
 
 def test_refined_strata_a_relation_negating_itself_with_other_arguments() -> None:
