@@ -29,4 +29,29 @@ def self_negation(heads: int = 3000) -> str:
     return BASE + rules + "\n(<= (legal robot stay) (n c0))\n"
 
 
-HOSTILE = {"many-ors": many_ors(), "long-rule": long_rule(), "self-negation": self_negation()}
+def static_tables(relations: int = 24) -> str:
+    """Two dozen static relations of a million facts each: under the cap per relation, not in total."""
+    digits = " ".join(f"(d {i})" for i in range(100))
+    tables = "\n".join(f"(<= (t{k} ?a ?b ?c) (d ?a) (d ?b) (d ?c))" for k in range(relations))
+    moves = "\n".join(f"(<= (legal robot (m{k} ?a ?b ?c)) (t{k} ?a ?b ?c))" for k in range(relations))
+    return BASE + digits + "\n" + tables + "\n" + moves + "\n"
+
+
+def deep_nesting(levels: int = 5000) -> str:
+    """A fact nested thousands of levels deep: recursion in the reader or the checker."""
+    return BASE + "(deep " + "(f " * levels + "x" + ")" * (levels + 1) + "\n"
+
+
+def nul_name() -> str:
+    """A NUL character inside a name: it used to pass the checker and break every engine."""
+    return BASE.replace("(p 1)", "(p a\x00b)")
+
+
+HOSTILE = {
+    "many-ors": many_ors(),
+    "long-rule": long_rule(),
+    "self-negation": self_negation(),
+    "static-tables": static_tables(),
+    "deep-nesting": deep_nesting(),
+    "nul-name": nul_name(),
+}

@@ -26,7 +26,7 @@ from typing import Protocol
 from gdl.belief import Belief
 from gdl.check import check_text
 from gdl.engines.instantiate import sorted_roles
-from gdl.errors import InconsistentViewError, InvalidGameError, ProtocolError
+from gdl.errors import InconsistentViewError, ProtocolError
 from gdl.game import MoveLike, State, as_term, parse
 from gdl.players.base import Player
 from gdl.players.tracking import legal_moves, plays_with_views
@@ -292,5 +292,7 @@ class Checker:
         checker finds errors."""
         result = check_text(rules)
         if result.checked is None:
-            raise ProtocolError(f"the rules fail the checker: {InvalidGameError(result.diagnostics)}")
+            errors = [d for d in result.diagnostics if d.level.value == "error"]
+            more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
+            raise ProtocolError(f"the rules fail the checker: {errors[0].format().splitlines()[0]}{more}")
         return tuple(sorted_roles(result.checked)), dict(result.checked.program.spellings)

@@ -96,7 +96,9 @@ def _serve(
         except MemoryError:
             reply = ("memory", f"ran out of memory (limit {limits.memory >> 20} MB)")
         except RecursionError:
-            reply = ("error", "RecursionError: terms or rules nested too deeply")
+            reply = ("error", "terms or rules nested too deeply")
+        except ValueError as problem:  # gdl's domain errors: their message says what is wrong
+            reply = ("error", " ".join(str(problem).split()))
         except Exception as problem:  # reported to the server, which decides what to do
             reply = ("error", f"{type(problem).__name__}: {problem}")
         try:
