@@ -316,6 +316,14 @@ def error_code(problem: BaseException) -> str:
         return "CE"
     if isinstance(problem, ProtocolError):
         return "IL null"  # a reply that is no move
+    return describe(problem)
+
+
+def describe(problem: BaseException) -> str:
+    """A failure in words: gdl's domain errors (ValueError) by their message, anything else by its type
+    too, since its message alone may not say what went wrong."""
+    if isinstance(problem, ValueError):
+        return str(problem)
     return f"{type(problem).__name__}: {problem}"
 
 
@@ -510,7 +518,7 @@ class Match:
                 errors[role] = f"no answer within the clock ({deadline - begun:.2f} s)"
                 codes[role] = "TO"
             elif (problem := future.exception()) is not None:
-                errors[role] = f"{type(problem).__name__}: {problem}"
+                errors[role] = describe(problem)
                 codes[role] = error_code(problem)
             else:
                 answers[role] = future.result()
@@ -534,7 +542,7 @@ def _info(player: Player) -> dict[str, Any]:
     try:
         return dict(player.info())
     except Exception as problem:  # the player's bug, not the match's
-        return {"error": f"{type(problem).__name__}: {problem}"}
+        return {"error": describe(problem)}
 
 
 def _note_time(finished: dict[str, float], role: str, _: concurrent.futures.Future[Any]) -> None:
