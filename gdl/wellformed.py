@@ -518,13 +518,15 @@ def check_files(
     as_json: bool,
     engine: str = "auto",
     required: Sequence[str] = REQUIRED,
+    emit: Callable[[Any], bool] | None = None,
 ) -> int:
     """``gdl check --dynamic``: print the static diagnostics and a report per valid game.
 
     The exit status is 0 when no required property fails (the failure of another is a warning), 1 when
     one does (or a game has errors), 130 when interrupted; with ``as_json`` each game gives an object
     with the report's keys plus ``file``, ``diagnostics``, ``required`` and ``violations`` (a list of
-    objects when there are several files).
+    objects when there are several files). ``emit``, when given, is handed that JSON instead of its being
+    printed, and returns False when it could not be written (exit status 2).
     """
     if max_states < 1 or not seconds > 0:
         print("gdl check: --max-states must be at least 1 and --seconds positive", file=sys.stderr)
@@ -561,8 +563,11 @@ def check_files(
         if report.interrupted:
             status = 130
             break
+    data = results[0] if len(files) == 1 else results
+    if emit is not None:
+        return status if emit(data) else 2
     if as_json:
-        print(json.dumps(results[0] if len(files) == 1 else results, indent=2))
+        print(json.dumps(data, indent=2))
     return status
 
 

@@ -126,6 +126,33 @@ def test_json_is_a_flag_everywhere(command: str) -> None:
         assert action.default is False and (action.nargs == 0 or action.const is True)
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", NIM, TICTACTOE],
+        ["check", "--dynamic", "--max-states", "50", NIM],
+        ["check", "--dynamic", "--max-states", "50", "--jobs", "1", NIM, TICTACTOE],
+    ],
+    ids=["static", "dynamic", "dynamic-jobs"],
+)
+def test_json_output_file_holds_what_json_prints(
+    argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    status, printed, _ = _run(capsys, [*argv, "--json"])
+    written = tmp_path / "out.json"
+    assert _run(capsys, [*argv, "-o", str(written)])[0] == status
+    assert _timeless(json.loads(written.read_text())) == _timeless(json.loads(printed))
+
+
+def _timeless(data: Any) -> Any:
+    """JSON without its ``seconds`` fields, which differ from run to run."""
+    if isinstance(data, list):
+        return [_timeless(item) for item in data]
+    if isinstance(data, dict):
+        return {key: _timeless(value) for key, value in data.items() if key != "seconds"}
+    return data
+
+
 def test_gdl_alone_prints_the_help_and_version_is_known(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = _run(capsys, [])
     assert status == 0 and out.startswith("usage: gdl") and all(name in out for name in COMMANDS)

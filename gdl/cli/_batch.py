@@ -15,7 +15,7 @@ from typing import Any
 
 from gdl.backend import open_backend
 from gdl.batch import GameRun, check_game, run_games, solve_game
-from gdl.cli._common import CountBar, read_source
+from gdl.cli._common import CountBar, emit_json, read_source
 from gdl.diagnostics import Diagnostic, Level
 from gdl.solve import Solution
 from gdl.wellformed import PROPERTIES, Report, record_report
@@ -56,12 +56,10 @@ def check_many(args: argparse.Namespace, texts: dict[str, str], diagnostics: Seq
     statuses = [status]
     runs = _run("check", args, check_game, games, (args.engine, args.max_states, args.time_limit), show)
     status = max(statuses)
-    if args.json:  # as without --cluster: one object for one file
-        listed = list(results.values())
-        print(json.dumps(listed[0] if len(args.files) == 1 else listed, indent=2))
-    else:
+    if not args.json:
         print(_check_table(runs, args.require))
-    return status
+    listed = list(results.values())  # as without --cluster: one object for one file
+    return status if emit_json(args, listed[0] if len(args.files) == 1 else listed, "check") else 2
 
 
 def solve_many(args: argparse.Namespace, files: Sequence[str]) -> int:

@@ -11,7 +11,6 @@ the command line is wrong.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from gdl.cli._common import (
     add_engine_option,
     add_json_options,
     add_time_limit,
+    emit_json,
     positive_int,
     source_text,
 )
@@ -47,7 +47,7 @@ required property fails), 2 when a file cannot be read or the command line is wr
         ],
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="GDL files (.kif)")
-    add_json_options(parser, "the diagnostics (with --dynamic: the reports)", output=False)
+    add_json_options(parser, "the diagnostics (with --dynamic: the reports)")
     parser.add_argument(
         "--dynamic", action="store_true",
         help="also explore each game: termination, playability, goals, monotonicity, winnability",
@@ -84,9 +84,9 @@ def _properties(text: str) -> tuple[str, ...]:
 
 
 def report(diagnostics: list[Diagnostic], files: int, as_json: bool) -> None:
-    """Print the diagnostics, as compiler-style text with a summary line, or as a JSON list."""
+    """Print the diagnostics as compiler-style text with a summary line (with ``as_json``: nothing, the
+    caller emits the JSON list)."""
     if as_json:
-        print(json.dumps([d.to_json() for d in diagnostics], indent=2))
         return
     for diagnostic in diagnostics:
         if diagnostic.code != UNREADABLE:  # said on stderr as the file was met
@@ -122,9 +122,10 @@ def run(args: argparse.Namespace) -> int:
         return check_many(args, texts, diagnostics)
     if args.dynamic and not unreadable:
         return check_files(
-            args.files, diagnostics, args.max_states, args.time_limit, args.json, args.engine, args.require
+            args.files, diagnostics, args.max_states, args.time_limit, args.json, args.engine, args.require,
+            emit=lambda data: emit_json(args, data, "check"),
         )
     report(diagnostics, len(args.files), args.json)
-    if unreadable:
+    if not emit_json(args, lambda: [d.to_json() for d in diagnostics], "check") or unreadable:
         return 2
     return 1 if has_errors(diagnostics) else 0
