@@ -56,8 +56,8 @@ prints the same fields as a JSON object. See docs/performance.md.""",
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     add_engine_option(parser, "batched")
     parser.add_argument(
-        "--batch", type=positive_int, default=1024, metavar="N",
-        help="playouts at once with --engine batched (default 1024)",
+        "--batch", type=positive_int, default=None, metavar="N",
+        help="playouts at once with --engine batched (default: as many as fit the processor's cache)",
     )
     add_json_options(parser, "the measurement")
     parser.set_defaults(run=run)

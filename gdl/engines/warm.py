@@ -1,11 +1,11 @@
-"""Compiling the native playout kernel outside any clock.
+"""Compiling the native playout kernels outside any clock.
 
-numba compiles :mod:`gdl.engines.kernel` on its first use (about 5 s) and caches the result per
-installation; even from the cache, loading it takes a moment in each new process. A player that first
-plays out inside a clock would miss it. So the kernel is compiled at installation (``make`` calls
-:func:`warm_up`), the match runner calls :func:`warm_up` before a match's first clock
-starts, and the player server warms up before it listens (its worker processes are forked from a warm
-process).
+numba compiles :mod:`gdl.engines.kernel` and the batched engine's :mod:`gdl.engines.batched_kernel` on
+their first use (seconds each) and caches the result per installation; even from the cache, loading
+them takes a moment in each new process. A player that first plays out inside a clock would miss it.
+So the kernels are compiled at installation (``make`` calls :func:`warm_up`), the match runner calls
+:func:`warm_up` before a match's first clock starts, and the player server warms up before it listens
+(its worker processes are forked from a warm process).
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ _GAME = (
 
 @cache
 def warm_up() -> float:
-    """Compile (or load from the cache) the playout kernel and run it once in this process; the seconds
-    it took (the first call only: later calls return at once)."""
+    """Compile (or load from the cache) the playout kernels and run them once in this process; the
+    seconds it took (the first call only: later calls return at once)."""
     from gdl.check import check_text
+    from gdl.engines.batched import BatchedEngine
     from gdl.engines.compiled import CompiledReasoner
 
     started = time.perf_counter()
@@ -33,4 +34,7 @@ def warm_up() -> float:
     assert checked is not None
     reasoner = CompiledReasoner(checked)
     reasoner.depth_charge(reasoner.initial(), random.Random(0), 4)
+    batched = BatchedEngine(reasoner.net, batch=64)
+    batched.run(0.0, playouts=1)
+    batched.rollouts([reasoner.initial()])
     return time.perf_counter() - started
