@@ -28,9 +28,11 @@ from gdl.engines.native import (
     GOALS,
     GROUP_OF,
     GROUP_STARTS,
+    GUARDS,
     LEGAL_INPUTS,
     LEGAL_LITS,
     LEGAL_OUTPUTS,
+    LEGAL_STARTS,
     LITS,
     MEMBERS,
     NEXT_LITS,
@@ -278,6 +280,9 @@ def playout(data: Any, seed: int, max_depth: int, start: int, trace: Any) -> tup
     legal_lits = section(data, LEGAL_LITS)
     legal_inputs = section(data, LEGAL_INPUTS)
     group_starts = section(data, GROUP_STARTS)
+    group_of = section(data, GROUP_OF)
+    guards = section(data, GUARDS)
+    legal_starts = section(data, LEGAL_STARTS)
     goal_lits = section(data, GOAL_LITS)
     goal_starts = section(data, GOAL_STARTS)
     counters = section(data, COUNTERS)
@@ -315,14 +320,17 @@ def playout(data: Any, seed: int, max_depth: int, start: int, trace: Any) -> tup
             for b in range(bases):
                 trace[row + b] = counters[b]
             for k in range(outputs):
-                trace[row + bases + k] = holds(counters, legal_lits[k])
+                guard = guards[group_of[k]]
+                trace[row + bases + k] = holds(counters, legal_lits[k]) & holds(counters, guard)
         if holds(counters, lits[0]):
             break
         if depth >= max_depth:
             outcome = DEPTH_LIMIT
             break
         for role in range(roles):
-            count = set_sizes[role]
+            # A role's legal moves: its plain set, and its guarded set while the guard holds.
+            plain = set_sizes[2 * role]
+            count = plain + (set_sizes[2 * role + 1] if holds(counters, guards[2 * role + 1]) else 0)
             if count == 0:
                 outcome = NO_LEGAL_MOVE
                 break
@@ -330,7 +338,11 @@ def playout(data: Any, seed: int, max_depth: int, start: int, trace: Any) -> tup
             state ^= state << np.uint64(25)
             state ^= state >> np.uint64(27)
             draw = (state * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(32)
-            chosen[role] = members[group_starts[role] + np.int64((draw * np.uint64(count)) >> np.uint64(32))]
+            pick = np.int64((draw * np.uint64(count)) >> np.uint64(32))
+            if pick < plain:
+                chosen[role] = members[group_starts[2 * role] + pick]
+            else:
+                chosen[role] = members[group_starts[2 * role + 1] + pick - plain]
         if outcome == NO_LEGAL_MOVE:
             break
         for role in range(roles):
@@ -339,12 +351,12 @@ def playout(data: Any, seed: int, max_depth: int, start: int, trace: Any) -> tup
             queued[move] = 1
             stack[role] = move
             if recording:
-                trace[depth * width + bases + outputs + role] = chosen[role] - group_starts[role]
+                trace[depth * width + bases + outputs + role] = chosen[role] - legal_starts[role]
         settle(data, roles, network, sets)
         # The base propositions whose next differs are flipped, and the inputs taken back, in one
         # propagation.
-        changes = group_starts[roles]
-        top = set_sizes[roles]
+        changes = group_starts[2 * roles]
+        top = set_sizes[2 * roles]
         for k in range(top):
             b = members[changes + k] - outputs
             queued[b] = counters[b] + 1

@@ -30,6 +30,7 @@ serialises the calls to a reasoner (:mod:`gdl.match`).
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -45,16 +46,16 @@ AND_OP, OR_OP, BLOCK_OP = 0, 1, 2
 #: Sections of the array, in order; the array starts with the offsets of the sections (``SECTIONS + 1``).
 (
     # The network.
-    SIZES, OP, NODE, FIRST, END, LITS, LEGAL_LITS, LEGAL_INPUTS, GROUP_STARTS, GROUP_OF, GOAL_LITS,
-    GOAL_STARTS, NEXT_LITS, FANOUT_STARTS, FANOUT,
+    SIZES, OP, NODE, FIRST, END, LITS, LEGAL_LITS, LEGAL_INPUTS, GROUP_STARTS, GROUP_OF, GUARDS,
+    LEGAL_STARTS, GOAL_LITS, GOAL_STARTS, NEXT_LITS, FANOUT_STARTS, FANOUT,
     # The state handed in and out (bit ``i`` of the words for base proposition ``i``), the goals read.
     STATE_IN, STATE_OUT, GOALS,
     # The network in a state (the counters, the sets), and its saved copy: two runs of the same layout.
     COUNTERS, MEMBERS, POSITIONS, SET_SIZES, SAVED,
     # Scratch memory of a propagation.
     QUEUED, STACK,
-) = range(25)
-SECTIONS = 25
+) = range(27)
+SECTIONS = 27
 #: Fields of the SIZES section.
 NODES, BASES, ROLES, LEGAL_OUTPUTS, GOAL_SHIFT = range(5)
 #: Kernel outcomes.
@@ -154,6 +155,65 @@ def flatten(net: PropNet) -> Kernel:
             node = false_node
         return 2 * node + negated
 
+    def body(lit: int) -> list[int]:
+        """The literals of a positive and-gate outside cycle blocks; the literal alone otherwise."""
+        node = lit >> 1
+        if lit & 1 or node < first_gate or node == false_node or node in net.block_of:
+            return [lit]
+        if net.kinds[node - first_gate] is not Gate.AND:
+            return [lit]
+        return [literal(arg) for arg in net.args[node - first_gate]]
+
+    def bodies(lit: int) -> list[list[int]]:
+        """The literal as a disjunction of conjunctions, one level deep."""
+        node = lit >> 1
+        if lit & 1 or node < first_gate or node == false_node or node in net.block_of:
+            return [[lit]]
+        if net.kinds[node - first_gate] is Gate.OR:
+            return [body(literal(arg)) for arg in net.args[node - first_gate]]
+        return [body(lit)]
+
+    # Gates made for the kernel (numbered from ``nodes`` on): (op, literals).
+    made: dict[tuple[int, tuple[int, ...]], int] = {}
+    true_literal = 2 * false_node + 1
+
+    def make(op: int, operands: list[int]) -> int:
+        if len(operands) == 1:
+            return operands[0]
+        key = (op, tuple(sorted(set(operands))))
+        if key not in made:
+            made[key] = nodes + len(made)
+        return 2 * made[key]
+
+    # A role's legal outputs that share a conjunct (whose turn it is) are kept apart from its other legal
+    # outputs: as the rest of their conjunction, in a set that counts only while the shared literal
+    # holds. So the turn passing changes no set, where it would change every move of both roles.
+    element_lits: list[int] = []
+    guards: list[int] = []
+    group_of: list[int] = []
+    for role, entries in enumerate(net.legal):
+        split = [bodies(literal(node)) for _, node in entries]
+        shared: Counter[int] = Counter()
+        for parts in split:
+            shared.update(set.intersection(*(set(part) for part in parts)) - {true_literal})
+        guard, count = shared.most_common(1)[0] if shared else (true_literal, 0)
+        if count < 2:
+            guard = true_literal
+        guards += [true_literal, guard]
+        for (_, node), parts in zip(entries, split, strict=True):
+            if guard != true_literal and all(guard in part for part in parts):
+                rests = [[lit for lit in part if lit != guard] for part in parts]
+                conjunctions = [make(AND_OP, rest) if rest else true_literal for rest in rests]
+                if true_literal in conjunctions:
+                    element_lits.append(true_literal)
+                else:
+                    element_lits.append(make(OR_OP, conjunctions))
+                group_of.append(2 * role + 1)
+            else:
+                element_lits.append(literal(node))
+                group_of.append(2 * role)
+    nodes += len(made)
+
     ops: list[int] = []
     gates: list[int] = []
     firsts: list[int] = []
@@ -163,7 +223,10 @@ def flatten(net: PropNet) -> Kernel:
     #: The schedule entry of each node's cycle block (or -1).
     node_block = [-1] * nodes
     block_entry = -1
-    for node in net.cone(net.outputs()):
+    needed = [*net.next, net.terminal, *(node for entries in net.goals for _, node in entries)]
+    needed += [lit >> 1 for lit in [*element_lits, *guards]]
+    needed += [lit >> 1 for _, operands in made for lit in operands]
+    for node in net.cone(n for n in needed if n < false_node):
         block = net.block_of.get(node)
         if block is not None and node == block[0]:
             block_entry = len(ops)
@@ -182,7 +245,14 @@ def flatten(net: PropNet) -> Kernel:
         firsts.append(len(lits))
         lits.extend(literal(arg) for arg in net.args[node - first_gate])
         ends.append(len(lits))
-    legal_lits = [literal(node) for entries in net.legal for _, node in entries]
+    # The gates made for the kernel read only the network's nodes, and the ands come before the ors.
+    for (op, operands), node in sorted(made.items(), key=lambda item: item[1]):
+        ops.append(op)
+        gates.append(node)
+        firsts.append(len(lits))
+        lits.extend(operands)
+        ends.append(len(lits))
+    legal_lits = element_lits
     legal_outputs = len(legal_lits)
     next_lits = [literal(node) for node in net.next]
     # Fanout: the gates that read each node, as literals 2 * gate + negated; then, as ~(2 * entry), the
@@ -216,8 +286,9 @@ def flatten(net: PropNet) -> Kernel:
     fanout = [[*r, *s] for r, s in zip(readers, specials, strict=True)]
     roles = len(net.roles)
     bases = len(net.fluents)
-    legal_starts = _starts(len(e) for e in net.legal)
-    group_of = [role for role, entries in enumerate(net.legal) for _ in entries] + [roles] * bases
+    group_of += [2 * roles] * bases
+    group_sizes = Counter(group_of)
+    group_starts = _starts(group_sizes[group] for group in range(2 * roles + 1))
     most_goals = max((len(e) for e in net.goals), default=0)
     # Each role's goal (its index plus one) in goal_shift bits of one int64 key, when they fit.
     goal_shift = (most_goals + 1).bit_length()
@@ -226,13 +297,13 @@ def flatten(net: PropNet) -> Kernel:
     input_of = {move: net.first_input + j for j, move in enumerate(net.moves)}
     words = (bases + 31) // 32
     elements = legal_outputs + bases
-    network_state = [nodes, elements, elements, roles + 1]
+    network_state = [nodes, elements, elements, 2 * roles + 1]
     sections: list[Sequence[int] | int] = [
         [nodes, bases, roles, legal_outputs, goal_shift],
         ops, gates, firsts, ends, lits,
         legal_lits,
         [input_of[(role, move)] for role, entries in enumerate(net.legal) for move, _ in entries],
-        [*legal_starts, elements], group_of,
+        group_starts, group_of, guards, _starts(len(e) for e in net.legal),
         [literal(node) for entries in net.goals for _, node in entries], _starts(len(e) for e in net.goals),
         next_lits, _starts(len(f) for f in fanout), [x for f in fanout for x in f],
         words, words, roles,
