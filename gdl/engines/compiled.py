@@ -305,6 +305,8 @@ class CompiledReasoner:
             for role, terms in enumerate(self._legal_terms)
         ]
         self._goal_cache: tuple[int, tuple[int, ...]] = (-1, ())
+        #: The goal masks of the goals' keys of the native kernel (see :meth:`depth_charge`).
+        self._goal_masks: dict[int, tuple[int, ...]] = {}
         self._goal_terms = [tuple(term_of(v) for v, _ in entries) for entries in self.net.goals]
         self._decoded: dict[tuple[int, int], tuple[Term, ...]] = {}
         self._cache: dict[int, tuple[bool, tuple[int, ...]]] = {}
@@ -392,8 +394,16 @@ class CompiledReasoner:
     def depth_charge(self, state: int, rng: random.Random, max_depth: int) -> tuple[int, int, bool]:
         """A random playout in native code (:mod:`gdl.engines.native`); see
         :func:`gdl.engines.base.depth_charge`."""
-        walk = self.kernel.playout(state, rng.getrandbits(63), max_depth)
-        if walk.outcome == TERMINAL and min(walk.goals) >= 0:
+        kernel = self.kernel
+        last, depth, outcome, key = kernel.run(state, rng.getrandbits(63), max_depth)
+        if outcome == TERMINAL:
             # The kernel has evaluated the goals of the last state, which the caller asks for next.
-            self._goal_cache = (walk.state, tuple(1 << goal for goal in walk.goals))
-        return walk.state, walk.depth, walk.outcome == TERMINAL
+            masks = self._goal_masks.get(key)
+            if masks is None:
+                goals = kernel.goals_of(key)
+                masks = tuple(1 << goal for goal in goals) if min(goals) >= 0 else ()
+                if key >= 0:
+                    self._goal_masks[key] = masks
+            if masks:
+                self._goal_cache = (last, masks)
+        return last, depth, outcome == TERMINAL

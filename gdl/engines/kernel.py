@@ -1,7 +1,7 @@
 """The numba kernels of :mod:`gdl.engines.native` (importing this module imports numba).
 
-Compiled once per installation (``cache=True``); the arguments are the arrays of a
-:class:`gdl.engines.native.Kernel`.
+Compiled once per installation (``cache=True``); ``data`` is the array of a
+:class:`gdl.engines.native.Kernel`: the network's code and the kernel's working memory.
 """
 
 from __future__ import annotations
@@ -14,24 +14,40 @@ import numpy as np
 from gdl.engines.native import (
     AND_OP,
     BLOCK_OP,
+    COUNTERS,
     DEPTH_LIMIT,
     END,
     FANOUT,
     FANOUT_STARTS,
     FIRST,
+    FROM_SCRATCH,
+    FROM_STATE,
     GOAL_LITS,
+    GOAL_SHIFT,
     GOAL_STARTS,
+    GOALS,
+    GROUP_OF,
+    GROUP_STARTS,
+    GUARDS,
     LEGAL_INPUTS,
     LEGAL_LITS,
+    LEGAL_OUTPUTS,
     LEGAL_STARTS,
     LITS,
+    MEMBERS,
     NEXT_LITS,
     NO_LEGAL_MOVE,
     NODE,
-    NODE_ARGS,
-    NODE_BLOCK,
-    NODE_OP,
+    NODES,
     OP,
+    POSITIONS,
+    QUEUED,
+    SAVED,
+    SET_SIZES,
+    SIZES,
+    STACK,
+    STATE_IN,
+    STATE_OUT,
     TERMINAL,
 )
 
@@ -39,231 +55,335 @@ _jit = numba.njit(cache=True, nogil=True)
 
 
 @numba.njit(inline="always")
-def section(code: Any, layout: Any, k: int) -> Any:
-    """Section ``k`` of a flattened network (inlined: a call per constant ``k`` would compile apart)."""
-    return code[layout[k] : layout[k + 1]]
+def section(data: Any, k: int) -> Any:
+    """Section ``k`` of a kernel's array (inlined: a call per constant ``k`` would compile apart)."""
+    return data[data[k] : data[k + 1]]
+
+
+@numba.njit(inline="always")
+def holds(counters: Any, lit: int) -> int:
+    """The value of a literal (``2 * node + negated``): a node holds when its counter is positive."""
+    return (1 if counters[lit >> 1] > 0 else 0) ^ (lit & 1)
 
 
 @_jit
-def run(values: Any, code: Any, layout: Any, lo: int, hi: int) -> None:
-    """Evaluate schedule entries ``lo:hi`` into ``values``.
+def evaluate_block(data: Any, entry: int) -> None:
+    """Evaluate the cycle block of schedule entry ``entry``: its members from false until nothing changes.
 
-    An and-gate (op 0) is decided by its first false literal, an or-gate (op 1) by its first true one:
-    a literal decides when its value equals the op.
+    A member's counter is its value (0 or 1). An and-gate (op 0) is decided by its first false literal,
+    an or-gate (op 1) by its first true one: a literal decides when its value equals the op.
     """
-    op = section(code, layout, OP)
-    node = section(code, layout, NODE)
-    first = section(code, layout, FIRST)
-    end = section(code, layout, END)
-    lits = section(code, layout, LITS)
-    i = lo
-    while i < hi:
-        if op[i] == BLOCK_OP:
-            members = node[i]
-            for j in range(i + 1, i + 1 + members):
-                values[node[j]] = 0
-            changed = True
-            while changed:
-                changed = False
-                for j in range(i + 1, i + 1 + members):
-                    value = 1 - op[j]
-                    for k in range(first[j], end[j]):
-                        if values[lits[k] >> 1] ^ (lits[k] & 1) == op[j]:
-                            value = op[j]
-                            break
-                    if values[node[j]] != value:
-                        values[node[j]] = value
-                        changed = True
-            i += members + 1
-        else:
-            value = 1 - op[i]
-            for k in range(first[i], end[i]):
-                if values[lits[k] >> 1] ^ (lits[k] & 1) == op[i]:
-                    value = op[i]
+    op = section(data, OP)
+    gate = section(data, NODE)
+    first = section(data, FIRST)
+    end = section(data, END)
+    lits = section(data, LITS)
+    counters = section(data, COUNTERS)
+    last = entry + 1 + gate[entry]
+    for j in range(entry + 1, last):
+        counters[gate[j]] = 0
+    changed = True
+    while changed:
+        changed = False
+        for j in range(entry + 1, last):
+            value = 1 - op[j]
+            for k in range(first[j], end[j]):
+                if holds(counters, lits[k]) == op[j]:
+                    value = op[j]
                     break
-            values[node[i]] = value
-            i += 1
+            if counters[gate[j]] != value:
+                counters[gate[j]] = value
+                changed = True
+
+
+@numba.njit(inline="always")
+def toggle(element: int, sets: Any) -> None:
+    """Put a set element in its set, or take it out (swapping the last member into its place)."""
+    members, positions, sizes, group_of, group_starts = sets
+    group = group_of[element]
+    at = positions[element]
+    if at >= 0:
+        sizes[group] -= 1
+        moved = members[group_starts[group] + sizes[group]]
+        members[at] = moved
+        positions[moved] = at
+        positions[element] = -1
+    else:
+        at = group_starts[group] + sizes[group]
+        members[at] = element
+        positions[element] = at
+        sizes[group] += 1
+
+
+@numba.njit(inline="always")
+def set_arrays(data: Any) -> Any:
+    """The arrays of the sets, as :func:`toggle` takes them."""
+    return (
+        section(data, MEMBERS),
+        section(data, POSITIONS),
+        section(data, SET_SIZES),
+        section(data, GROUP_OF),
+        section(data, GROUP_STARTS),
+    )
 
 
 @_jit
-def settle(
-    values: Any, seen: Any, counts: Any, queued: Any, stack: Any, top: int, code: Any, layout: Any
-) -> None:
-    """Propagate the changed nodes on the stack (``top`` of them) until the network is consistent again.
-
-    ``seen`` holds the value of each node that the gates reading it have counted: a gate outside cycle
-    blocks keeps the count of its true literals, and changes when the count crosses its threshold. A node
-    is on the stack at most once (``queued``); one that has changed back by the time it is taken off
-    costs nothing. A cycle block that a change reaches goes on the stack too (as ``nodes`` plus its
-    schedule entry), to be evaluated again as a whole once for all the changes that reach it meanwhile.
-    """
-    node = section(code, layout, NODE)
-    node_op = section(code, layout, NODE_OP)
-    node_args = section(code, layout, NODE_ARGS)
-    node_block = section(code, layout, NODE_BLOCK)
-    fanout_starts = section(code, layout, FANOUT_STARTS)
-    fanout = section(code, layout, FANOUT)
-    nodes = values.shape[0]
-    while top > 0:
-        top -= 1
-        source = stack[top]
-        queued[source] = 0
-        if source >= nodes:
-            block = source - nodes
-            run(values, code, layout, block, block + node[block] + 1)
-            for j in range(block + 1, block + 1 + node[block]):
-                member = node[j]
-                if values[member] != seen[member] and not queued[member]:
-                    queued[member] = 1
-                    stack[top] = member
-                    top += 1
-            continue
-        value = values[source]
-        if value == seen[source]:
-            continue
-        seen[source] = value
-        for e in range(fanout_starts[source], fanout_starts[source + 1]):
-            gate = fanout[e] >> 1
-            block = node_block[gate]
-            if block >= 0:
-                if not queued[nodes + block]:
-                    queued[nodes + block] = 1
-                    stack[top] = nodes + block
-                    top += 1
-                continue
-            if value ^ (fanout[e] & 1):
-                counts[gate] += 1
-            else:
-                counts[gate] -= 1
-            if node_op[gate] == AND_OP:
-                now = 1 if counts[gate] == node_args[gate] else 0
-            else:
-                now = 1 if counts[gate] > 0 else 0
-            if now != values[gate]:
-                values[gate] = now
-                if not queued[gate]:
-                    queued[gate] = 1
-                    stack[top] = gate
-                    top += 1
-
-
-@_jit
-def depth_charge(
-    code: Any, layout: Any, nodes: int, packed: Any, seed: int, max_depth: int, trace: Any, goals: Any
-) -> tuple[int, int]:
-    """A random walk from the packed state (overwritten with the last state); the outcome and depth.
-
-    The first state is evaluated gate by gate; every later one by propagating the changes of the inputs
-    and base propositions (:func:`settle`). ``goals[r]`` gets the index of role ``r``'s goal output that
-    holds at a terminal state, -1 when not exactly one holds (or the walk did not end at a terminal
-    state). With a non-empty ``trace``, row ``t`` gets the base values and legal outputs of the ``t``-th
-    state and the index of each role's chosen legal output.
-    """
-    op = section(code, layout, OP)
-    node = section(code, layout, NODE)
-    first = section(code, layout, FIRST)
-    end = section(code, layout, END)
-    lits = section(code, layout, LITS)
-    legal_lits = section(code, layout, LEGAL_LITS)
-    legal_inputs = section(code, layout, LEGAL_INPUTS)
-    legal_starts = section(code, layout, LEGAL_STARTS)
-    goal_lits = section(code, layout, GOAL_LITS)
-    goal_starts = section(code, layout, GOAL_STARTS)
-    next_lits = section(code, layout, NEXT_LITS)
-    bases = next_lits.shape[0]
-    outputs = legal_lits.shape[0]
-    roles = legal_starts.shape[0] - 1
-    recording = trace.shape[0] > 0
-    values = np.zeros(nodes, dtype=np.uint8)
+def evaluate(data: Any) -> None:
+    """Evaluate the network afresh in the state handed in: counters gate by gate, then the sets."""
+    sizes = section(data, SIZES)
+    bases = sizes[1]
+    op = section(data, OP)
+    gate = section(data, NODE)
+    first = section(data, FIRST)
+    end = section(data, END)
+    lits = section(data, LITS)
+    counters = section(data, COUNTERS)
+    state = section(data, STATE_IN).view(np.uint8)
+    counters[:] = 0
     for b in range(bases):
-        values[b] = (packed[b >> 3] >> (b & 7)) & 1
-    run(values, code, layout, 0, op.shape[0])
-    counts = np.zeros(nodes, dtype=np.int32)
+        counters[b] = (state[b >> 3] >> (b & 7)) & 1
     i = 0
     while i < op.shape[0]:
         if op[i] == BLOCK_OP:
-            i += node[i] + 1
+            evaluate_block(data, i)
+            i += gate[i] + 1
             continue
+        true = 0
         for k in range(first[i], end[i]):
-            counts[node[i]] += values[lits[k] >> 1] ^ (lits[k] & 1)
+            true += holds(counters, lits[k])
+        counters[gate[i]] = true - (end[i] - first[i]) + 1 if op[i] == AND_OP else true
         i += 1
-    seen = values.copy()
-    # A node or a cycle block (``nodes`` plus its entry) is on the stack at most once.
-    queued = np.zeros(nodes + op.shape[0], dtype=np.uint8)
-    stack = np.empty(nodes + op.shape[0], dtype=np.int32)
+    sets = set_arrays(data)
+    sets[1][:] = -1
+    sets[2][:] = 0
+    legal_lits = section(data, LEGAL_LITS)
+    for k in range(legal_lits.shape[0]):
+        if holds(counters, legal_lits[k]):
+            toggle(k, sets)
+    next_lits = section(data, NEXT_LITS)
+    for b in range(bases):
+        if holds(counters, next_lits[b]) != counters[b]:
+            toggle(legal_lits.shape[0] + b, sets)
+
+
+@numba.njit(inline="always")
+def network_arrays(data: Any) -> Any:
+    """The arrays :func:`settle` reads and writes."""
+    return (
+        section(data, SIZES)[NODES],
+        section(data, NODE),
+        section(data, COUNTERS),
+        section(data, QUEUED),
+        section(data, STACK),
+        section(data, FANOUT_STARTS),
+        section(data, FANOUT),
+    )
+
+
+@numba.njit(inline="always")
+def settle(data: Any, top: int, network: Any, sets: Any) -> None:
+    """Propagate the changed nodes on the stack (``top`` of them) until the network is consistent again.
+
+    A node is on the stack at most once, with ``queued`` holding one plus the value its readers have
+    counted; one that has changed back by the time it is taken off costs nothing. A cycle block that a
+    change reaches goes on the stack too (as the number of nodes plus its schedule entry), to be
+    evaluated again as a whole once for all the changes that reach it meanwhile.
+    """
+    nodes, gate, counters, queued, stack, fanout_starts, fanout = network
+    while top > 0:
+        top -= 1
+        source = stack[top]
+        if source >= nodes:
+            entry = source - nodes
+            queued[source] = 0
+            # The members go on the stack with the values their readers have counted.
+            for j in range(entry + 1, entry + 1 + gate[entry]):
+                member = gate[j]
+                if queued[member] == 0:
+                    queued[member] = counters[member] + 1
+                    stack[top] = member
+                    top += 1
+            evaluate_block(data, entry)
+            continue
+        counted = queued[source] - 1
+        queued[source] = 0
+        value = 1 if counters[source] > 0 else 0
+        if value == counted:
+            continue
+        for e in range(fanout_starts[source], fanout_starts[source + 1]):
+            reader = fanout[e]
+            if reader >= 0:
+                target = reader >> 1
+                count = counters[target]
+                if value ^ (reader & 1):
+                    counters[target] = count + 1
+                    if count == 0 and queued[target] == 0:
+                        queued[target] = 1
+                        stack[top] = target
+                        top += 1
+                else:
+                    counters[target] = count - 1
+                    if count == 1 and queued[target] == 0:
+                        queued[target] = 2
+                        stack[top] = target
+                        top += 1
+            elif ~reader & 1:
+                toggle(~reader >> 1, sets)
+            else:
+                block = nodes + (~reader >> 1)
+                if queued[block] == 0:
+                    queued[block] = 1
+                    stack[top] = block
+                    top += 1
+
+
+@_jit
+def move_to_state(data: Any) -> None:
+    """Bring the network to the state handed in: propagate the base propositions that differ, or
+    evaluate afresh when more than a quarter of them do."""
+    bases = section(data, SIZES)[1]
+    counters = section(data, COUNTERS)
+    queued = section(data, QUEUED)
+    stack = section(data, STACK)
+    state = section(data, STATE_IN).view(np.uint8)
+    top = 0
+    for b in range(bases):
+        if counters[b] != (state[b >> 3] >> (b & 7)) & 1:
+            stack[top] = b
+            top += 1
+    if 4 * top > bases:
+        evaluate(data)
+        return
+    for k in range(top):
+        b = stack[k]
+        queued[b] = counters[b] + 1
+        counters[b] = 1 - counters[b]
+    settle(data, top, network_arrays(data), set_arrays(data))
+
+
+@_jit
+def playout(data: Any, seed: int, max_depth: int, start: int, trace: Any) -> tuple[int, int, int]:
+    """A random walk (see :mod:`gdl.engines.native`); the outcome, the depth and the goals' key.
+
+    ``start`` says where from (:data:`gdl.engines.native.FROM_SAVED` and the others). The last state is
+    left in the section STATE_OUT, and ``goals[r]`` gets the index of role ``r``'s goal output that
+    holds at a terminal state, -1 when not exactly one holds (or the walk did not end at a terminal
+    state); the key has ``goals[r] + 1`` at bit ``r * shift`` (-1 when they do not fit in 62 bits).
+    With a non-empty ``trace``, its row ``t`` gets the base values and legal outputs of the ``t``-th
+    state and the index of each role's chosen legal output.
+    """
+    sizes = section(data, SIZES)
+    bases = sizes[1]
+    roles = sizes[2]
+    outputs = sizes[LEGAL_OUTPUTS]
+    lits = section(data, LITS)
+    legal_lits = section(data, LEGAL_LITS)
+    legal_inputs = section(data, LEGAL_INPUTS)
+    group_starts = section(data, GROUP_STARTS)
+    group_of = section(data, GROUP_OF)
+    guards = section(data, GUARDS)
+    legal_starts = section(data, LEGAL_STARTS)
+    goal_lits = section(data, GOAL_LITS)
+    goal_starts = section(data, GOAL_STARTS)
+    counters = section(data, COUNTERS)
+    members = section(data, MEMBERS)
+    set_sizes = section(data, SET_SIZES)
+    queued = section(data, QUEUED)
+    stack = section(data, STACK)
+    network = network_arrays(data)
+    sets = set_arrays(data)
+    # The network in its state runs from the counters to the saved copy, which has the same layout.
+    live = data[data[COUNTERS] : data[SAVED]]
+    saved = section(data, SAVED)
+    if start == FROM_SCRATCH:
+        evaluate(data)
+        saved[:] = live
+    else:
+        live[:] = saved
+        if start == FROM_STATE:
+            move_to_state(data)
+            saved[:] = live
+    # The goals' section holds each role's choice while playing.
+    chosen = section(data, GOALS)
+    width = bases + outputs + roles
+    recording = trace.shape[0] > 0
     # splitmix64 of the seed starts a xorshift64* generator.
     state = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
     state = (state ^ (state >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     state = (state ^ (state >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     state = (state ^ (state >> np.uint64(31))) | np.uint64(1)
-    chosen = np.empty(roles, dtype=np.int64)
-    options = np.empty(outputs, dtype=np.int64)
-    after = np.empty(bases, dtype=np.int32)
     depth = 0
     outcome = TERMINAL
     while True:
         if recording:
+            row = depth * width
             for b in range(bases):
-                trace[depth, b] = values[b]
+                trace[row + b] = counters[b]
             for k in range(outputs):
-                trace[depth, bases + k] = values[legal_lits[k] >> 1] ^ (legal_lits[k] & 1)
-        if values[lits[0] >> 1] ^ (lits[0] & 1):
+                guard = guards[group_of[k]]
+                trace[row + bases + k] = holds(counters, legal_lits[k]) & holds(counters, guard)
+        if holds(counters, lits[0]):
             break
         if depth >= max_depth:
             outcome = DEPTH_LIMIT
             break
         for role in range(roles):
-            count = 0
-            for k in range(legal_starts[role], legal_starts[role + 1]):
-                if values[legal_lits[k] >> 1] ^ (legal_lits[k] & 1):
-                    options[count] = k
-                    count += 1
+            # A role's legal moves: its plain set, and its guarded set while the guard holds.
+            plain = set_sizes[2 * role]
+            count = plain + (set_sizes[2 * role + 1] if holds(counters, guards[2 * role + 1]) else 0)
             if count == 0:
                 outcome = NO_LEGAL_MOVE
                 break
             state ^= state >> np.uint64(12)
             state ^= state << np.uint64(25)
             state ^= state >> np.uint64(27)
-            draw = (state * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)
-            chosen[role] = options[int(draw % np.uint64(count))]
+            draw = (state * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(32)
+            pick = np.int64((draw * np.uint64(count)) >> np.uint64(32))
+            if pick < plain:
+                chosen[role] = members[group_starts[2 * role] + pick]
+            else:
+                chosen[role] = members[group_starts[2 * role + 1] + pick - plain]
         if outcome == NO_LEGAL_MOVE:
             break
         for role in range(roles):
             move = legal_inputs[chosen[role]]
-            values[move] = 1
+            counters[move] = 1
             queued[move] = 1
             stack[role] = move
             if recording:
-                trace[depth, bases + outputs + role] = chosen[role] - legal_starts[role]
-        settle(values, seen, counts, queued, stack, roles, code, layout)
-        top = 0
-        for b in range(bases):
-            now = values[next_lits[b] >> 1] ^ (next_lits[b] & 1)
-            if now != values[b]:
-                after[top] = b
-                top += 1
-        # The inputs are taken back, and the changed base propositions flipped, in one propagation.
+                trace[depth * width + bases + outputs + role] = chosen[role] - legal_starts[role]
+        settle(data, roles, network, sets)
+        # The base propositions whose next differs are flipped, and the inputs taken back, in one
+        # propagation.
+        changes = group_starts[2 * roles]
+        top = set_sizes[2 * roles]
         for k in range(top):
-            values[after[k]] ^= 1
-            queued[after[k]] = 1
-            stack[k] = after[k]
+            b = members[changes + k] - outputs
+            queued[b] = counters[b] + 1
+            counters[b] = 1 - counters[b]
+            stack[k] = b
         for role in range(roles):
             move = legal_inputs[chosen[role]]
-            values[move] = 0
-            queued[move] = 1
+            counters[move] = 0
+            queued[move] = 2
             stack[top] = move
             top += 1
-        settle(values, seen, counts, queued, stack, top, code, layout)
+        settle(data, top, network, sets)
         depth += 1
+    goals = chosen
+    shift = sizes[GOAL_SHIFT]
+    key = 0
     for role in range(roles):
         goals[role] = -1
         if outcome == TERMINAL:
             found = -1
             for k in range(goal_starts[role], goal_starts[role + 1]):
-                if values[goal_lits[k] >> 1] ^ (goal_lits[k] & 1):
+                if holds(counters, goal_lits[k]):
                     found = k - goal_starts[role] if found == -1 else -2
             goals[role] = max(found, -1)
+        key |= (goals[role] + 1) << (shift * role)
+    packed = section(data, STATE_OUT).view(np.uint8)
     packed[:] = 0
     for b in range(bases):
-        packed[b >> 3] |= values[b] << (b & 7)
-    return outcome, depth
+        packed[b >> 3] |= counters[b] << (b & 7)
+    return outcome, depth, key if shift > 0 else -1

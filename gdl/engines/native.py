@@ -1,27 +1,37 @@
 """Random playouts (depth charges) of a propositional network in native code compiled by numba.
 
-The network is flattened into one ``int32`` array (:class:`Kernel`). Not-gates disappear into the
+The network is flattened into one ``int32`` array (:class:`Kernel`): the network's code and the
+kernel's working memory, so that a playout is one call with one array. Not-gates disappear into the
 literals that read them (``2 * node + negated``); every other gate is a schedule entry ``(op, node,
 first literal, end literal)`` over a shared array of literals, in the network's evaluation order. A
 cycle block is an entry (op 2) followed by its members, which are reset to false and swept in order
-until nothing changes (the least fixpoint). Each node also has its fanout: the gates that read it.
+until nothing changes (the least fixpoint).
 
-The kernel, :func:`gdl.engines.kernel.depth_charge`, evaluates the first state gate by gate, then plays:
-stop at a terminal state; choose each role's move uniformly among its legal outputs (xorshift64*, seeded
-by the caller); set the inputs; read the ``next`` outputs; take the inputs back and flip the base
-propositions that change. Changes propagate differentially, as in ggp-base and Sancho: every gate keeps
-the count of its true literals and only the gates whose count crosses their threshold change in turn; a
-cycle block (where counts would be unsound: a positive cycle could keep itself true) that a change
-reaches is evaluated again as a whole. A move changes a few base propositions, so a step costs the
-gates they reach, not the network. The kernels are compiled once per installation (numba's
-``cache=True``); numba is imported on the first playout, so that commands which never play out do not
-pay for it.
+Every node has a counter, and its value is ``counter > 0``: a base proposition or an input holds 1 or
+0; an or-gate counts its true literals, an and-gate its true literals less their number plus one. A
+change of a node propagates through its fanout (the gates that read it) as ggp-base and Sancho do: each
+reader's counter moves by one, and only a reader whose counter crosses zero changes in turn. A cycle
+block (where counters would be unsound: a positive cycle could keep itself true) that a change reaches
+is evaluated again as a whole. The fanout also keeps, as the network changes, each role's set of legal
+moves and the set of base propositions whose ``next`` differs from their value; so a step costs the
+gates a move reaches, with no scan of the outputs. The kernel, :func:`gdl.engines.kernel.playout`,
+plays: stop at a terminal state; choose each role's move uniformly in its set (xorshift64*, seeded by
+the caller); set the inputs and propagate; flip the base propositions whose ``next`` differs and take
+the inputs back, in one propagation; at the end, read the goals.
+
+A playout starts from a saved copy of the network evaluated in the state the last playout started
+from (a copy of memory); from another state, it propagates the base propositions that differ (or
+evaluates the network afresh when most differ) and saves that. The kernels are compiled once per
+installation (numba's ``cache=True``); numba is imported on the first playout, so that commands which
+never play out do not pay for it. A kernel is not reentrant (its working memory is its own): a match
+serialises the calls to a reasoner (:mod:`gdl.match`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+import sys
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -33,13 +43,27 @@ Ints = npt.NDArray[np.int32]
 
 #: Schedule entries: an and-gate, an or-gate, a cycle block (its members follow it).
 AND_OP, OR_OP, BLOCK_OP = 0, 1, 2
-#: Sections of the flattened network, in the order of :attr:`Kernel.layout`.
+#: Sections of the array, in order; the array starts with the offsets of the sections (``SECTIONS + 1``).
 (
-    OP, NODE, FIRST, END, LITS, LEGAL_LITS, LEGAL_INPUTS, LEGAL_STARTS, GOAL_LITS, GOAL_STARTS,
-    NEXT_LITS, NODE_OP, NODE_ARGS, NODE_BLOCK, FANOUT_STARTS, FANOUT,
-) = range(16)
+    # The network.
+    SIZES, OP, NODE, FIRST, END, LITS, LEGAL_LITS, LEGAL_INPUTS, GROUP_STARTS, GROUP_OF, GUARDS,
+    LEGAL_STARTS, GOAL_LITS, GOAL_STARTS, NEXT_LITS, FANOUT_STARTS, FANOUT,
+    # The state handed in and out (bit ``i`` of the words for base proposition ``i``), the goals read.
+    STATE_IN, STATE_OUT, GOALS,
+    # The network in a state (the counters, the sets), and its saved copy: two runs of the same layout.
+    COUNTERS, MEMBERS, POSITIONS, SET_SIZES, SAVED,
+    # Scratch memory of a propagation.
+    QUEUED, STACK,
+) = range(27)
+SECTIONS = 27
+#: Fields of the SIZES section.
+NODES, BASES, ROLES, LEGAL_OUTPUTS, GOAL_SHIFT = range(5)
 #: Kernel outcomes.
 TERMINAL, NO_LEGAL_MOVE, DEPTH_LIMIT = 0, 1, 2
+#: How a playout starts: from the saved network; from the state handed in (propagating the base
+#: propositions that differ from the saved network's, then saving); from the state handed in, evaluated
+#: afresh (then saved).
+FROM_SAVED, FROM_STATE, FROM_SCRATCH = 0, 1, 2
 
 
 class Walk(NamedTuple):
@@ -52,46 +76,74 @@ class Walk(NamedTuple):
     goals: tuple[int, ...]
 
 
-@dataclass(frozen=True)
 class Kernel:
-    """A network flattened for the kernel; ``code[layout[k]:layout[k + 1]]`` is section ``k``."""
+    """A network flattened for the kernel, with the kernel's working memory (see the module doc)."""
 
-    code: Ints
-    layout: npt.NDArray[np.int64]
-    bases: int
-    #: Nodes of the network plus the constant false node.
-    nodes: int
-    roles: int
-    legal_outputs: int
+    def __init__(self, data: Ints) -> None:
+        self.data = data
+        sizes = self.section(SIZES)
+        self.nodes, self.bases, self.roles, self.legal_outputs = (int(x) for x in sizes[:4])
+        self.goal_shift = int(sizes[GOAL_SHIFT])
+        self._state_bytes = 4 * len(self.section(STATE_IN))
+        self._state_in = self.section(STATE_IN).data.cast("B")
+        self._state_out = self.section(STATE_OUT).data.cast("B")
+        self._no_trace = np.empty(0, dtype=np.int32)
+        #: The state the saved network is in (None until the first playout evaluates one).
+        self._saved: int | None = None
+        self._play: Any = None
+        #: Goal keys of the kernel (see :meth:`goals_of`) and the goal indexes they stand for.
+        self._goals_of: dict[int, tuple[int, ...]] = {}
+
+    def section(self, k: int) -> Ints:
+        return self.data[self.data[k] : self.data[k + 1]]
+
+    def run(self, state: int, seed: int, max_depth: int) -> tuple[int, int, int, int]:
+        """A random walk from ``state`` until a terminal state, a role without a legal move or
+        ``max_depth`` joint moves; ``seed`` (0 <= seed < 2**63) seeds the kernel's generator. The last
+        state, the depth, the outcome, and a key of the goals (:meth:`goals_of`)."""
+        return self._run(state, seed, max_depth, self._no_trace)
+
+    def _run(self, state: int, seed: int, max_depth: int, trace: Ints) -> tuple[int, int, int, int]:
+        if state == self._saved:
+            start = FROM_SAVED
+        else:
+            self._state_in[:] = state.to_bytes(self._state_bytes, "little")
+            start = FROM_SCRATCH if self._saved is None else FROM_STATE
+            self._saved = state
+        play = self._play
+        if play is None:
+            play = self._play = _playout()
+        outcome, depth, key = play(self.data, seed, max_depth, start, trace)
+        return int.from_bytes(self._state_out, "little"), depth, outcome, key
+
+    def goals_of(self, key: int) -> tuple[int, ...]:
+        """Each role's goal output that holds (-1 unless exactly one holds), from the key of a walk."""
+        found = self._goals_of.get(key)
+        if found is None:
+            found = tuple(int(g) for g in self.section(GOALS))
+            if key >= 0:
+                self._goals_of[key] = found
+        return found
 
     def playout(self, state: int, seed: int, max_depth: int) -> Walk:
-        """A random walk from ``state`` until a terminal state, a role without a legal move or
-        ``max_depth`` joint moves; ``seed`` (0 <= seed < 2**63) seeds the kernel's generator."""
-        return self._walk(state, seed, max_depth, _NO_TRACE)
+        """:meth:`run`, as a :class:`Walk`."""
+        last, depth, outcome, key = self.run(state, seed, max_depth)
+        return Walk(last, depth, outcome, self.goals_of(key))
 
     def trace(self, state: int, seed: int, max_depth: int) -> tuple[Walk, Ints]:
         """A playout and its trace: row ``t`` holds the base values of the ``t``-th state, the values of
         all legal outputs in it, and the index of the legal output each role chose (-1 past the end)."""
-        rows = np.full((max_depth + 1, self.bases + self.legal_outputs + self.roles), -1, dtype=np.int32)
-        return self._walk(state, seed, max_depth, rows), rows
-
-    def _walk(self, state: int, seed: int, max_depth: int, trace: Ints) -> Walk:
-        size = (self.bases + 7) // 8
-        packed = np.frombuffer(state.to_bytes(size, "little"), dtype=np.uint8).copy()
-        goals = np.empty(self.roles, dtype=np.int32)
-        kernel = _depth_charge()
-        outcome, depth = kernel(self.code, self.layout, self.nodes, packed, seed, max_depth, trace, goals)
-        last = int.from_bytes(packed.tobytes(), "little")
-        return Walk(last, int(depth), int(outcome), tuple(goals.tolist()))
-
-
-_NO_TRACE = np.empty((0, 0), dtype=np.int32)
+        width = self.bases + self.legal_outputs + self.roles
+        rows = np.full((max_depth + 1) * width, -1, dtype=np.int32)
+        last, depth, outcome, key = self._run(state, seed, max_depth, rows)
+        return Walk(last, depth, outcome, self.goals_of(key)), rows.reshape(max_depth + 1, width)
 
 
 def flatten(net: PropNet) -> Kernel:
-    """The kernel data of a network."""
+    """The kernel of a network."""
     first_gate = net.first_gate
     false_node = net.size
+    nodes = net.size + 1
 
     def literal(node: int) -> int:
         negated = 0
@@ -103,71 +155,172 @@ def flatten(net: PropNet) -> Kernel:
             node = false_node
         return 2 * node + negated
 
+    def body(lit: int) -> list[int]:
+        """The literals of a positive and-gate outside cycle blocks; the literal alone otherwise."""
+        node = lit >> 1
+        if lit & 1 or node < first_gate or node == false_node or node in net.block_of:
+            return [lit]
+        if net.kinds[node - first_gate] is not Gate.AND:
+            return [lit]
+        return [literal(arg) for arg in net.args[node - first_gate]]
+
+    def bodies(lit: int) -> list[list[int]]:
+        """The literal as a disjunction of conjunctions, one level deep."""
+        node = lit >> 1
+        if lit & 1 or node < first_gate or node == false_node or node in net.block_of:
+            return [[lit]]
+        if net.kinds[node - first_gate] is Gate.OR:
+            return [body(literal(arg)) for arg in net.args[node - first_gate]]
+        return [body(lit)]
+
+    # Gates made for the kernel (numbered from ``nodes`` on): (op, literals).
+    made: dict[tuple[int, tuple[int, ...]], int] = {}
+    true_literal = 2 * false_node + 1
+
+    def make(op: int, operands: list[int]) -> int:
+        if len(operands) == 1:
+            return operands[0]
+        key = (op, tuple(sorted(set(operands))))
+        if key not in made:
+            made[key] = nodes + len(made)
+        return 2 * made[key]
+
+    # A role's legal outputs that share a conjunct (whose turn it is) are kept apart from its other legal
+    # outputs: as the rest of their conjunction, in a set that counts only while the shared literal
+    # holds. So the turn passing changes no set, where it would change every move of both roles.
+    element_lits: list[int] = []
+    guards: list[int] = []
+    group_of: list[int] = []
+    for role, entries in enumerate(net.legal):
+        split = [bodies(literal(node)) for _, node in entries]
+        shared: Counter[int] = Counter()
+        for parts in split:
+            shared.update(set.intersection(*(set(part) for part in parts)) - {true_literal})
+        guard, count = shared.most_common(1)[0] if shared else (true_literal, 0)
+        if count < 2:
+            guard = true_literal
+        guards += [true_literal, guard]
+        for (_, node), parts in zip(entries, split, strict=True):
+            if guard != true_literal and all(guard in part for part in parts):
+                rests = [[lit for lit in part if lit != guard] for part in parts]
+                conjunctions = [make(AND_OP, rest) if rest else true_literal for rest in rests]
+                if true_literal in conjunctions:
+                    element_lits.append(true_literal)
+                else:
+                    element_lits.append(make(OR_OP, conjunctions))
+                group_of.append(2 * role + 1)
+            else:
+                element_lits.append(literal(node))
+                group_of.append(2 * role)
+    nodes += len(made)
+
     ops: list[int] = []
-    nodes: list[int] = []
+    gates: list[int] = []
     firsts: list[int] = []
     ends: list[int] = []
     # The terminal literal leads the literals so that the kernel finds it at a known place.
     lits: list[int] = [literal(net.terminal)]
-    #: Per node: its gate's op and number of literals, and the schedule entry of its cycle block (or -1).
-    node_op = [0] * (net.size + 1)
-    node_args = [0] * (net.size + 1)
-    node_block = [-1] * (net.size + 1)
+    #: The schedule entry of each node's cycle block (or -1).
+    node_block = [-1] * nodes
     block_entry = -1
-    for node in net.cone(net.outputs()):
+    needed = [*net.next, net.terminal, *(node for entries in net.goals for _, node in entries)]
+    needed += [lit >> 1 for lit in [*element_lits, *guards]]
+    needed += [lit >> 1 for _, operands in made for lit in operands]
+    for node in net.cone(n for n in needed if n < false_node):
         block = net.block_of.get(node)
         if block is not None and node == block[0]:
             block_entry = len(ops)
             ops.append(BLOCK_OP)
-            nodes.append(0)
+            gates.append(0)
             firsts.append(0)
             ends.append(0)
         kind = net.kinds[node - first_gate]
         if kind is Gate.NOT:
             continue
         if block is not None:
-            nodes[block_entry] += 1
+            gates[block_entry] += 1
             node_block[node] = block_entry
         ops.append(AND_OP if kind is Gate.AND else OR_OP)
-        nodes.append(node)
+        gates.append(node)
         firsts.append(len(lits))
         lits.extend(literal(arg) for arg in net.args[node - first_gate])
         ends.append(len(lits))
-        node_op[node] = ops[-1]
-        node_args[node] = ends[-1] - firsts[-1]
-    # Fanout: the gates that read each node, as literals 2 * gate + negated; a change inside a cycle block
-    # is not propagated within it (the block is evaluated as a whole).
-    readers: list[list[int]] = [[] for _ in range(net.size + 1)]
+    # The gates made for the kernel read only the network's nodes, and the ands come before the ors.
+    for (op, operands), node in sorted(made.items(), key=lambda item: item[1]):
+        ops.append(op)
+        gates.append(node)
+        firsts.append(len(lits))
+        lits.extend(operands)
+        ends.append(len(lits))
+    legal_lits = element_lits
+    legal_outputs = len(legal_lits)
+    next_lits = [literal(node) for node in net.next]
+    # Fanout: the gates that read each node, as literals 2 * gate + negated; then, as ~(2 * entry), the
+    # cycle blocks whose members read it (a change inside a block is not propagated within it: the block
+    # is evaluated as a whole), and as ~(2 * element + 1), the set elements it toggles: legal output k
+    # (element k, in its role's set when it holds) and base proposition b (element legal_outputs + b, in
+    # the last set when its next value differs from its value).
+    readers: list[list[int]] = [[] for _ in range(nodes)]
+    specials: list[list[int]] = [[] for _ in range(nodes)]
     for entry, op in enumerate(ops):
         if op == BLOCK_OP:
             continue
-        gate = nodes[entry]
+        gate = gates[entry]
         for lit in lits[firsts[entry] : ends[entry]]:
             source = lit >> 1
-            if source != false_node and (node_block[gate] < 0 or node_block[source] != node_block[gate]):
-                readers[source].append(2 * gate + (lit & 1))
-    legal_nodes = [node for entries in net.legal for _, node in entries]
-    goal_nodes = [node for entries in net.goals for _, node in entries]
+            if source == false_node:
+                continue
+            if node_block[gate] < 0:
+                readers[source].append(lit & 1 | 2 * gate)
+            elif node_block[source] != node_block[gate] and ~(2 * node_block[gate]) not in specials[source]:
+                specials[source].append(~(2 * node_block[gate]))
+    for k, lit in enumerate(legal_lits):
+        if lit >> 1 != false_node:
+            specials[lit >> 1].append(~(2 * k + 1))
+    for b, lit in enumerate(next_lits):
+        # A base proposition whose next is itself (or its negation) never changes its set.
+        if lit >> 1 != b:
+            specials[b].append(~(2 * (legal_outputs + b) + 1))
+            if lit >> 1 != false_node:
+                specials[lit >> 1].append(~(2 * (legal_outputs + b) + 1))
+    fanout = [[*r, *s] for r, s in zip(readers, specials, strict=True)]
+    roles = len(net.roles)
+    bases = len(net.fluents)
+    group_of += [2 * roles] * bases
+    group_sizes = Counter(group_of)
+    group_starts = _starts(group_sizes[group] for group in range(2 * roles + 1))
+    most_goals = max((len(e) for e in net.goals), default=0)
+    # Each role's goal (its index plus one) in goal_shift bits of one int64 key, when they fit.
+    goal_shift = (most_goals + 1).bit_length()
+    if goal_shift * roles > 62:
+        goal_shift = 0
     input_of = {move: net.first_input + j for j, move in enumerate(net.moves)}
-    legal_inputs = [input_of[(role, move)] for role, entries in enumerate(net.legal) for move, _ in entries]
-    sections = [
-        ops, nodes, firsts, ends, lits,
-        [literal(node) for node in legal_nodes], legal_inputs, _starts(len(e) for e in net.legal),
-        [literal(node) for node in goal_nodes], _starts(len(e) for e in net.goals),
-        [literal(node) for node in net.next], node_op, node_args, node_block,
-        _starts(len(r) for r in readers), [lit for r in readers for lit in r],
+    words = (bases + 31) // 32
+    elements = legal_outputs + bases
+    network_state = [nodes, elements, elements, 2 * roles + 1]
+    sections: list[Sequence[int] | int] = [
+        [nodes, bases, roles, legal_outputs, goal_shift],
+        ops, gates, firsts, ends, lits,
+        legal_lits,
+        [input_of[(role, move)] for role, entries in enumerate(net.legal) for move, _ in entries],
+        group_starts, group_of, guards, _starts(len(e) for e in net.legal),
+        [literal(node) for entries in net.goals for _, node in entries], _starts(len(e) for e in net.goals),
+        next_lits, _starts(len(f) for f in fanout), [x for f in fanout for x in f],
+        words, words, roles,
+        *network_state, sum(network_state),
+        nodes + len(ops), nodes + len(ops),
     ]
-    layout = np.zeros(len(sections) + 1, dtype=np.int64)
-    layout[1:] = np.cumsum([len(s) for s in sections])
-    code = np.fromiter((x for section in sections for x in section), dtype=np.int32, count=int(layout[-1]))
-    return Kernel(
-        code=code,
-        layout=layout,
-        bases=len(net.fluents),
-        nodes=net.size + 1,
-        roles=len(net.roles),
-        legal_outputs=len(legal_nodes),
-    )
+    assert len(sections) == SECTIONS
+    lengths = [s if isinstance(s, int) else len(s) for s in sections]
+    offsets = np.cumsum([SECTIONS + 1, *lengths])
+    if offsets[-1] >= 2**31:
+        raise ValueError(f"network too large for the native kernel ({offsets[-1]} words)")
+    data = np.zeros(int(offsets[-1]), dtype=np.int32)
+    data[: SECTIONS + 1] = offsets
+    for k, section in enumerate(sections):
+        if not isinstance(section, int):
+            data[offsets[k] : offsets[k + 1]] = section
+    return Kernel(data)
 
 
 def _starts(lengths: Iterable[int]) -> list[int]:
@@ -178,10 +331,12 @@ def _starts(lengths: Iterable[int]) -> list[int]:
     return starts
 
 
+# The state's words are handed over as bytes, in the machine's order.
+assert sys.byteorder == "little", "the native kernel assumes a little-endian machine"
 
 
-def _depth_charge() -> Any:
+def _playout() -> Any:
     """The compiled kernel (importing numba and loading or compiling the kernel on first use)."""
-    from gdl.engines.kernel import depth_charge
+    from gdl.engines.kernel import playout
 
-    return depth_charge
+    return playout
