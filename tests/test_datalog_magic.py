@@ -11,40 +11,56 @@ from hypothesis import strategies as st
 from oracle import model_of
 from test_datalog_random import GAME, programs
 
-from gdl.check import check_text
+from gdl.check import CheckedProgram, check_text
 from gdl.check.program import check_rewritten
 from gdl.datalog import evaluate
-from gdl.datalog.magic import rewrite
+from gdl.datalog.magic import bound_first_order, magic_name, rewrite, rewrite_rules
+from gdl.datalog.plan import split_disjunctions
 from gdl.engines.datalog import DatalogReasoner
+from gdl.syntax.model import Atom, Program, Rule, Variable
 from gdl.syntax.reader import parse_program
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _model(text: str, queries: list[str], rewritten: bool) -> dict[str, set[tuple[str, ...]]]:
+def _model(text: str, queries: list[str], rewriting: str | None) -> dict[str, set[tuple[str, ...]]]:
+    """The queries' answers on the program as written (None) or rewritten: "adorned" as the Datalog
+    engine rewrites it, "single" (one adornment per relation) as grounding does."""
     checked = check_text(text).checked
     assert checked is not None
-    if rewritten:
+    if rewriting is not None:
         dynamic = {rule.head.relation for rule in checked.program.rules if rule.head.relation.startswith("p")}
-        magic = rewrite(checked.program, queries, dynamic)
-        result = check_rewritten(magic.program, checked)
+        if rewriting == "adorned":
+            program = rewrite(checked.program, queries, dynamic).program
+        else:
+            program = _single_adornment_program(checked, queries, dynamic)
+        result = check_rewritten(program, checked)
         if result.checked is None:  # not stratifiable once rewritten: the caller keeps the original
-            return _model(text, queries, False)
+            return _model(text, queries, None)
         checked = result.checked
     model = evaluate(checked)
     return {name: {tuple(map(str, args)) for args in model.get(name, ())} for name in queries}
 
 
+def _single_adornment_program(checked: CheckedProgram, queries: list[str], rewritable: set[str]) -> Program:
+    """The program rewritten as grounding rewrites it: one adornment per relation, bound-first order."""
+    rules = [(head, body) for rule in checked.program.rules for head, body in split_disjunctions(rule)]
+    rewritten = rewrite_rules(rules, queries, rewritable, adorn=False, order=bound_first_order)
+    found = [Rule(*rule) for item in rewritten for rule in (item.rule, *item.magic)]
+    return Program(tuple(found), checked.program.source)
+
+
+@pytest.mark.parametrize("rewriting", ["adorned", "single"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs(), st.data())
 def test_rewritten_random_programs_answer_the_same_queries(
-    program: tuple[str, list[str]], data: st.DataObject
+    rewriting: str, program: tuple[str, list[str]], data: st.DataObject
 ) -> None:
     rules, facts = program
     text = GAME + rules + "\n" + "\n".join(facts)
     defined = sorted({name for name in rules.replace("(", " ").split() if name.startswith("p")})
     queries = data.draw(st.lists(st.sampled_from(defined), min_size=1, unique=True))
-    assert _model(text, queries, True) == _model(text, queries, False)
+    assert _model(text, queries, rewriting) == _model(text, queries, None)
 
 
 def test_a_negated_check_is_computed_only_where_it_is_asked() -> None:
@@ -120,3 +136,28 @@ def test_a_static_relation_split_over_strata_is_complete_in_every_state(demand: 
     reasoner = DatalogReasoner(checked, demand=demand)
     expected = {args[1] for args in model_of(parse_program(text).rules)["goal"]}
     assert {str(value) for value in reasoner.goals(reasoner.initial(), 0)} == expected == {"0"}
+
+
+
+def test_one_adornment_per_relation_binds_what_every_call_binds() -> None:
+    # far is called with both arguments bound and with the first only: its one adornment is "bf", and it
+    # keeps its name; q is called with nothing bound: it is not rewritten.
+    numbers = " ".join(f"(n {i}) (succ {i} {i + 1})" for i in range(30))
+    text = GAME + numbers + """
+        (<= (far ?x ?y) (n ?x) (n ?y) (distinct ?x ?y))
+        (<= (q ?x) (n ?x))
+        (<= (p ?x) (succ ?x ?y) (far ?x ?y))
+        (<= (p ?x) (q ?x) (far ?x ?z))
+    """
+    checked = check_text(text).checked
+    assert checked is not None
+    program = _single_adornment_program(checked, ["p"], {"far", "q", "p"})
+    heads = {rule.head.relation for rule in program.rules}
+    assert heads - {rule.head.relation for rule in checked.program.rules} == {magic_name("far", "bf")}
+    guards = [rule.body[0] for rule in program.rules if rule.head.relation == "far"]
+    assert guards == [Atom(magic_name("far", "bf"), (Variable("x"),))]
+    result = check_rewritten(program, checked)
+    assert result.checked is not None
+    model = evaluate(result.checked)
+    assert len(model["far"]) == 30 * 29  # each demanded ?x with every ?y: demand binds the first argument
+    assert model["p"] == evaluate(checked)["p"]

@@ -15,8 +15,8 @@ import gdl.engines
 from gdl.check import CheckedProgram, check_text
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
-from gdl.engines.instantiate import instantiate, term_of
 from gdl.errors import GameDefinitionError, GameTooLargeError
+from gdl.ground import instantiate, term_of
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -22,8 +22,8 @@ from test_engines_compiled import checked_game, disagreements
 from gdl.check import CheckedProgram, check_text
 from gdl.cli import main
 from gdl.engines.compiled import CompiledReasoner
-from gdl.engines.instantiate import instantiate
 from gdl.errors import GameTooLargeError
+from gdl.ground import instantiate
 
 
 def checked(text: str) -> CheckedProgram:

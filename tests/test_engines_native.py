@@ -17,9 +17,9 @@ from gdl.check import CheckedProgram, check_text
 from gdl.engines.base import depth_charge
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
-from gdl.engines.instantiate import term_of
 from gdl.engines.native import DEPTH_LIMIT, NO_LEGAL_MOVE, TERMINAL
 from gdl.errors import GameDefinitionError
+from gdl.ground import term_of
 from gdl.players.mcts import MctsPlayer
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -23,9 +23,17 @@ from gdl.cli._common import (
     positive_int,
     write_text,
 )
-from gdl.engines.instantiate import DEFAULT_MAX_ATOMS, DEFAULT_MAX_SECONDS, instantiate, value_text
-from gdl.engines.propnet import FALSE, TRUE, PropNet, build
 from gdl.errors import GameTooLargeError
+from gdl.ground import (
+    DEFAULT_MAX_ATOMS,
+    DEFAULT_MAX_SECONDS,
+    FALSE,
+    TRUE,
+    PropNet,
+    build,
+    instantiate,
+    value_text,
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

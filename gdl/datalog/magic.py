@@ -5,12 +5,19 @@ one particular fact holds. Chess asks ``(not (threatened ?player ?kx ?ky ?u ?v))
 its own king and moves, yet its rules define ``threatened`` for every square, ignoring every other
 square: millions of facts per state, of which a few dozen are ever looked at.
 
-The rewriting passes bindings sideways, as a top-down prover would. Each call of a rewritable
-relation with some arguments bound (an *adornment*: which argument positions are bound) gets its own
-copy of the relation, guarded by a *magic* relation holding the bound arguments that were asked for;
-magic facts are derived from the guard and the literals before the call, in the order the body is
-written (GDL is written for Prolog, so that order binds what later literals need). Relations asked with
-nothing bound keep their name and rules, so the queries read the same relations as before.
+The rewriting passes bindings sideways, as a top-down prover would. A call of a rewritable relation
+with some arguments bound (an *adornment*: which argument positions are bound) reads a copy of the
+relation guarded by a *magic* relation holding the bound arguments that were asked for; magic facts are
+derived from the guard and the literals that bind the call (its *sideways information passing*). Two
+users need two variants of it, and :func:`rewrite_rules` takes them as options:
+
+- The Datalog evaluator (:func:`rewrite`) makes one copy per adornment (``adorn=True``), and binds in
+  the order the body is written (:func:`written_order`: GDL is written for Prolog, so that order binds
+  what later literals need). Relations asked with nothing bound keep their name and rules, so the
+  queries read the same relations as before.
+- Grounding (:mod:`gdl.ground.relaxed`) must keep one atom per fact of the game, so it gives each
+  relation a single adornment, the positions bound in every use (``adorn=False``), and binds with the
+  literals of other relations first (:func:`bound_first_order`), since it plans its own joins.
 
 Only positive literals (and ``distinct``) feed magic rules, so a magic relation never depends on a
 negation it was not already below. The rewritten program still has to pass the checker's
@@ -19,7 +26,7 @@ stratification; when it does not, the caller keeps the original program.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from gdl.datalog.plan import split_disjunctions
@@ -27,18 +34,17 @@ from gdl.syntax.model import Atom, Distinct, Literal, Not, Or, Program, Rule, Te
 
 #: Which argument positions of a call are bound, as a string of ``b`` and ``f``.
 Adornment = str
-#: Given a call and the variables bound before it: the atom to read instead, and its adornment if any.
-_Call = Callable[[Atom, set[str]], tuple[Atom, Adornment | None]]
-
-
-@dataclass(frozen=True)
-class MagicProgram:
-    """The rewritten program, and the relations it copied for bound calls (for reports and tests)."""
-
-    program: Program
-    #: (relation, arity, adornment) of every adorned copy.
-    adorned: frozenset[tuple[str, int, Adornment]]
-
+#: A rule without ``or``: its head and body.
+Conjunction = tuple[Atom, Sequence[Literal]]
+#: A call of a rewritable relation, as a sideways order finds it: the index of its literal in the body,
+#: its atom, the literals before it that bind it, and the variables they (and the guard) bind.
+Call = tuple[int, Atom, list[Literal], set[str]]
+#: A sideways order: given a body, the variables bound on entry and the rewritable relations, the order
+#: of the rewritten body (indexes into the body) and each call of a rewritable relation.
+Order = Callable[[Sequence[Literal], set[str], Collection[str]], tuple[list[int], list[Call]]]
+#: Given a magic head, the literals that may feed it (the guard and the call's binders) and the whole
+#: body, the body of the magic rule.
+Feed = Callable[[Atom, list[Literal], Sequence[Literal]], list[Literal]]
 
 #: Joins the parts of generated names: ";" starts a comment in KIF, so no name of a program has it, and
 #: generated names never clash with the program's (a program's "~" did: wrong legal moves, silently).
@@ -53,120 +59,271 @@ def magic_name(relation: str, adornment: Adornment) -> str:
     return f"magic{SEPARATOR}{relation}{SEPARATOR}{adornment}"
 
 
+@dataclass(frozen=True)
+class MagicProgram:
+    """The rewritten program, and the relations it copied for bound calls (for reports and tests)."""
+
+    program: Program
+    #: (relation, arity, adornment) of every adorned copy.
+    adorned: frozenset[tuple[str, int, Adornment]]
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    """One conjunction rewritten for one adornment of its head (None: the relation as it is asked)."""
+
+    #: The index of the conjunction in the rules rewritten.
+    source: int
+    adornment: Adornment | None
+    rule: tuple[Atom, tuple[Literal, ...]]
+    #: The magic rules of the bound calls in its body.
+    magic: tuple[tuple[Atom, tuple[Literal, ...]], ...]
+
+
 def rewrite(program: Program, queries: Iterable[str], rewritable: Iterable[str]) -> MagicProgram:
-    """The program restricted by demand from ``queries`` (relation names, asked with nothing bound).
+    """The program restricted by demand from ``queries`` (relation names, asked with nothing bound),
+    one copy per adornment, in written order.
 
     Only calls of ``rewritable`` relations are adorned; every other relation (facts, relations computed
     once and shared, inputs such as ``true``) is read as it is.
     """
     dynamic = frozenset(rewritable)
-    rules_of: dict[tuple[str, int], list[Rule]] = {}
-    for rule in program.rules:
-        rules_of.setdefault((rule.head.relation, rule.head.arity), []).append(rule)
     out = [rule for rule in program.rules if rule.head.relation not in dynamic]
-    free_done: set[tuple[str, int]] = set()
-    adorned: set[tuple[str, int, Adornment]] = set()
-    asked = frozenset(queries)
-    todo: list[tuple[str, int, Adornment | None]] = [
-        (relation, arity, None) for relation, arity in rules_of if relation in asked
-    ]
-
-    def call(atom: Atom, bound: set[str]) -> tuple[Atom, Adornment | None]:
-        """What a body reads for ``atom`` with ``bound`` variables bound; schedules the rules it needs."""
-        if atom.relation not in dynamic:
-            return atom, None
-        adornment = "".join("b" if _bindable(arg, bound) else "f" for arg in atom.args)
-        key = (atom.relation, atom.arity)
-        if "b" not in adornment:
-            if key not in free_done:
-                todo.append((atom.relation, atom.arity, None))
-            return atom, None
-        if (*key, adornment) not in adorned:
-            adorned.add((*key, adornment))
-            todo.append((atom.relation, atom.arity, adornment))
-        return Atom(adorned_name(atom.relation, adornment), atom.args, atom.span), adornment
-
-    while todo:
-        relation, arity, adornment = todo.pop()
-        if adornment is None:
-            if (relation, arity) in free_done:
-                continue
-            free_done.add((relation, arity))
-        for rule in rules_of.get((relation, arity), ()):
-            out.extend(_rewrite_rule(rule, adornment, call))
+    asked = [rule for rule in program.rules if rule.head.relation in dynamic]
+    conjunctions: list[Conjunction] = []
+    rule_of: list[int] = []
+    for number, rule in enumerate(asked):
+        has_or = any(isinstance(literal, Or) for literal in rule.body)
+        for head, body in split_disjunctions(rule) if has_or else [(rule.head, rule.body)]:
+            conjunctions.append((head, body))
+            rule_of.append(number)
+    rewritten = rewrite_rules(conjunctions, queries, dynamic, adorn=True, order=written_order)
+    by_rule: dict[tuple[int, Adornment | None], list[Rewritten]] = {}
+    for item in rewritten:
+        by_rule.setdefault((rule_of[item.source], item.adornment), []).append(item)
+    for (number, adornment), items in by_rule.items():
+        rule = asked[number]
+        if adornment is None and all(item.rule[1] == conjunctions[item.source][1] for item in items):
+            out.append(rule)  # nothing to rewrite: keep the rule with its disjunctions
+            continue
+        for item in items:
+            out.extend(Rule(head, body) for head, body in item.magic)
+        out.extend(Rule(item.rule[0], item.rule[1], rule.span) for item in items)
+    adorned = {
+        (item.rule[0].relation.rpartition(SEPARATOR)[0], item.rule[0].arity, item.adornment)
+        for item in rewritten
+        if item.adornment is not None
+    }
     return MagicProgram(Program(tuple(out), program.source), frozenset(adorned))
 
 
-def _rewrite_rule(rule: Rule, adornment: Adornment | None, call: _Call) -> Iterator[Rule]:
+def rewrite_rules(
+    rules: Sequence[Conjunction],
+    queries: Iterable[str],
+    rewritable: Collection[str],
+    *,
+    adorn: bool,
+    order: Order,
+    compounds: bool = False,
+    feed: Feed | None = None,
+) -> list[Rewritten]:
+    """The rules that answer ``queries`` (asked with nothing bound) with demand passed sideways.
+
+    ``adorn``: one copy of a relation per adornment it is called with, named by :func:`adorned_name`;
+    else each relation gets the one adornment bound in every call (a relation with no position bound in
+    some call is not rewritten), and its rules keep their name. ``order`` chooses the binders of each
+    call. ``compounds``: a compound argument whose variables are bound counts as bound (else only ground
+    terms and bound variables do: demands are then made only of values already present in facts, never
+    of new terms). ``feed`` shapes the body of each magic rule (by default, the guard and the binders).
+
+    Every rule of a relation that is not rewritable is kept (and read for calls); a rewritable relation's
+    rules are kept for each adornment some query or call asks for. The result follows the order of
+    ``rules``, each rewritten rule before the magic rules of its calls.
+    """
+    defined = {head.relation for head, _ in rules}
+    asked = set(queries)
+    candidates = frozenset(relation for relation in rewritable if relation in defined)
+    # A query is a call with nothing bound: with one adornment per relation, it is not rewritten.
+    single = {} if adorn else _single_adornments(rules, candidates - asked, order, compounds)
+    if not adorn:
+        candidates = frozenset(single)
+    rules_of: dict[tuple[str, int], list[int]] = {}
+    for number, (head, _) in enumerate(rules):
+        rules_of.setdefault((head.relation, head.arity), []).append(number)
+    todo: list[tuple[str, int, Adornment | None]] = [
+        (relation, arity, None)
+        for relation, arity in rules_of
+        if relation in asked or relation not in candidates
+    ]
+    done: set[tuple[str, int, Adornment | None]] = set(todo)
+    results: dict[int, list[Rewritten]] = {}
+
+    def call(atom: Atom, known: set[str]) -> tuple[Atom, Adornment | None]:
+        """What a body reads for ``atom``, with ``known`` variables bound; schedules the rules it needs."""
+        if atom.relation not in candidates:
+            return atom, None
+        if adorn:
+            adornment = "".join("b" if _bindable(arg, known, compounds) else "f" for arg in atom.args)
+            target = adorned_name(atom.relation, adornment)
+        else:
+            adornment, target = single[atom.relation], atom.relation
+        key = (atom.relation, atom.arity, adornment if "b" in adornment else None)
+        if key not in done:
+            done.add(key)
+            todo.append(key)
+        if "b" not in adornment:
+            return atom, None
+        return Atom(target, atom.args, atom.span), adornment
+
+    while todo:
+        relation, arity, adornment = todo.pop()
+        for number in rules_of.get((relation, arity), ()):
+            results.setdefault(number, []).append(
+                _rewrite_rule(number, rules[number], adornment, candidates, adorn, order, feed, call)
+            )
+    return [item for number in sorted(results) for item in results[number]]
+
+
+def _rewrite_rule(
+    number: int,
+    rule: Conjunction,
+    adornment: Adornment | None,
+    candidates: frozenset[str],
+    adorn: bool,
+    order: Order,
+    feed: Feed | None,
+    call: Callable[[Atom, set[str]], tuple[Atom, Adornment | None]],
+) -> Rewritten:
     """The rule for the relation's copy with ``adornment`` (None: the relation itself), and the magic
     rules of the bound calls in its body."""
-    head = rule.head
-    guard: Atom | None = None
-    bound: set[str] = set()
+    head, body = rule
+    guard: list[Literal] = []
+    known: set[str] = set()
     if adornment is not None:
-        kept = tuple(arg for arg, mode in zip(head.args, adornment, strict=True) if mode == "b")
-        guard = Atom(magic_name(head.relation, adornment), kept, head.span)
-        bound = set().union(*map(_names, kept))
-        head = Atom(adorned_name(head.relation, adornment), head.args, head.span)
-    has_or = any(isinstance(literal, Or) for literal in rule.body)
-    conjunctions = split_disjunctions(rule) if has_or else [(rule.head, rule.body)]
-    rewritten: list[Rule] = []
-    for _, body in conjunctions:
-        new_body, magic_rules = _rewrite_body(body, guard, set(bound), call)
-        rewritten.append(Rule(head, new_body, rule.span))
-        yield from magic_rules
-    unchanged = all(r.body == body for r, (_, body) in zip(rewritten, conjunctions, strict=True))
-    if adornment is None and unchanged:
-        yield rule  # nothing to rewrite: keep the rule with its disjunctions
-    else:
-        yield from rewritten
+        kept = _bound_args(head, adornment)
+        guard = [Atom(magic_name(head.relation, adornment), kept, head.span)]
+        known = set().union(*map(_names, kept))
+        if adorn:
+            head = Atom(adorned_name(head.relation, adornment), head.args, head.span)
+    sequence, calls = order(body, known, candidates)
+    replaced: dict[int, Literal] = {}
+    magic: list[tuple[Atom, tuple[Literal, ...]]] = []
+    for index, atom, binders, bound in calls:
+        target, called = call(atom, bound)
+        if called is None:
+            continue
+        demand = Atom(magic_name(atom.relation, called), _bound_args(atom, called), atom.span)
+        feeding = [*guard, *binders]
+        magic.append((demand, tuple(feeding if feed is None else feed(demand, feeding, body))))
+        literal = body[index]
+        replaced[index] = Not(target, literal.span) if isinstance(literal, Not) else target
+    new_body = (*guard, *(replaced.get(index, body[index]) for index in sequence))
+    return Rewritten(number, adornment, (head, new_body), tuple(magic))
 
 
-def _rewrite_body(
-    body: tuple[Literal, ...], guard: Atom | None, bound: set[str], call: _Call
-) -> tuple[tuple[Literal, ...], list[Rule]]:
-    """The body with its calls adorned, and the magic rules deriving what each bound call asks for.
+def _single_adornments(
+    rules: Sequence[Conjunction], candidates: frozenset[str], order: Order, compounds: bool
+) -> dict[str, Adornment]:
+    """For each relation whose every use binds some argument, the positions bound in every use."""
+    arity = {head.relation: head.arity for head, _ in rules}
+    remaining = set(candidates)
+    while True:
+        bound = {relation: set(range(arity[relation])) for relation in remaining}
+        changed = True
+        while changed:
+            changed = False
+            for head, body in rules:
+                known: set[str] = set()
+                if head.relation in remaining:
+                    for i in bound[head.relation]:
+                        known |= _names(head.args[i])
+                for _, atom, _, before in order(body, known, remaining)[1]:
+                    positions = {i for i, arg in enumerate(atom.args) if _bindable(arg, before, compounds)}
+                    if not bound[atom.relation] <= positions:
+                        bound[atom.relation] &= positions
+                        changed = True
+        unbound = {relation for relation in remaining if not bound[relation]}
+        if not unbound:
+            return {
+                relation: "".join("b" if i in bound[relation] else "f" for i in range(arity[relation]))
+                for relation in remaining
+            }
+        remaining -= unbound
 
-    Literals are taken in written order, except that a negation or ``distinct`` waits until every
-    variable it reads is bound (as safety promises will happen).
-    """
-    prefix: list[Literal] = [guard] if guard is not None else []  # what feeds magic rules
-    new_body: list[Literal] = list(prefix)
-    magic: list[Rule] = []
-    waiting: list[Literal] = []
 
-    def add(literal: Literal) -> None:
+def written_order(
+    body: Sequence[Literal], known: set[str], rewritable: Collection[str]
+) -> tuple[list[int], list[Call]]:
+    """Literals in written order, except that a negation or ``distinct`` waits until every variable it
+    reads is bound (as safety promises will happen); each call is bound by the literals before it."""
+    bound = set(known)
+    prefix: list[Literal] = []
+    sequence: list[int] = []
+    calls: list[Call] = []
+    waiting: list[int] = []
+
+    def add(index: int) -> None:
+        literal = body[index]
         atom = literal.atom if isinstance(literal, Not) else literal
-        if isinstance(atom, Atom):
-            target, adornment = call(atom, bound)
-            if adornment is not None:
-                kept = tuple(arg for arg, mode in zip(atom.args, adornment, strict=True) if mode == "b")
-                magic.append(Rule(Atom(magic_name(atom.relation, adornment), kept, atom.span), tuple(prefix)))
-            literal = Not(target, literal.span) if isinstance(literal, Not) else target
-        new_body.append(literal)
+        if isinstance(atom, Atom) and atom.relation in rewritable:
+            calls.append((index, atom, list(prefix), set(bound)))
+        sequence.append(index)
         if not isinstance(literal, Not):
             prefix.append(literal)
             bound.update(_literal_names(literal))
 
-    for literal in body:
+    for index, literal in enumerate(body):
         if isinstance(literal, Not | Distinct) and not _literal_names(literal) <= bound:
-            waiting.append(literal)
+            waiting.append(index)
             continue
-        add(literal)
-        for ready in [w for w in waiting if _literal_names(w) <= bound]:
+        add(index)
+        for ready in [w for w in waiting if _literal_names(body[w]) <= bound]:
             waiting.remove(ready)
             add(ready)
-    for literal in waiting:
-        add(literal)  # unsafe as written; the checker reports it on the original program
-    return tuple(new_body), magic
+    for index in waiting:
+        add(index)  # unsafe as written; the checker reports it on the original program
+    return sequence, calls
 
 
-def _bindable(term: Term, bound: set[str]) -> bool:
-    """Whether a call passes ``term`` as bound: a ground term, or a variable already bound.
+def bound_first_order(
+    body: Sequence[Literal], known: set[str], rewritable: Collection[str]
+) -> tuple[list[int], list[Call]]:
+    """The body as written; calls are bound by the positive literals of other relations first, then by
+    the calls before them, taken with the fewest unbound variables first; negated calls by every
+    positive literal."""
+    bound = set(known)
+    before: list[Literal] = [
+        lit for lit in body if isinstance(lit, Atom) and lit.relation not in rewritable
+    ]
+    for literal in before:
+        bound |= _literal_names(literal)
+    pending = [
+        index for index, lit in enumerate(body) if isinstance(lit, Atom) and lit.relation in rewritable
+    ]
+    calls: list[Call] = []
+    while pending:
+        chosen = min(pending, key=lambda index: len(_literal_names(body[index]) - bound))
+        pending.remove(chosen)
+        atom = body[chosen]
+        assert isinstance(atom, Atom)
+        calls.append((chosen, atom, list(before), set(bound)))
+        before.append(atom)
+        bound |= _literal_names(atom)
+    for index, negated in enumerate(body):
+        if isinstance(negated, Not) and negated.atom.relation in rewritable:
+            calls.append((index, negated.atom, list(before), set(bound)))
+    return list(range(len(body))), calls
 
-    A compound term with variables stays free: demands are then made only of values already present
-    in facts, never of new terms, which keeps the set of demands finite.
-    """
+
+def _bound_args(atom: Atom, adornment: Adornment) -> tuple[Term, ...]:
+    return tuple(arg for arg, mode in zip(atom.args, adornment, strict=True) if mode == "b")
+
+
+def _bindable(term: Term, bound: set[str], compounds: bool) -> bool:
+    """Whether a call passes ``term`` as bound: a ground term, or a variable already bound, or (with
+    ``compounds``) any term whose variables are bound."""
+    if compounds:
+        return _names(term) <= bound
     return term.is_ground() or (isinstance(term, Variable) and term.name in bound)
 
 

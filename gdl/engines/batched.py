@@ -29,8 +29,7 @@ import numpy.typing as npt
 
 from gdl.check import CheckedProgram
 from gdl.engines.base import goal_number
-from gdl.engines.instantiate import instantiate, value_text
-from gdl.engines.propnet import FALSE, TRUE, Gate, PropNet, build
+from gdl.ground import FALSE, TRUE, Gate, PropNet, build, instantiate, value_text
 
 Words = npt.NDArray[np.uint64]
 Ints = npt.NDArray[np.int64]

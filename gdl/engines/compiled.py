@@ -16,10 +16,19 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 
 from gdl.check import CheckedProgram
-from gdl.engines.instantiate import DEFAULT_MAX_ATOMS, DEFAULT_MAX_SECONDS, instantiate, term_of
 from gdl.engines.native import TERMINAL, Kernel, flatten
-from gdl.engines.propnet import FALSE, TRUE, Gate, PropNet, build
 from gdl.errors import GameDefinitionError
+from gdl.ground import (
+    DEFAULT_MAX_ATOMS,
+    DEFAULT_MAX_SECONDS,
+    FALSE,
+    TRUE,
+    Gate,
+    PropNet,
+    build,
+    instantiate,
+    term_of,
+)
 from gdl.syntax.model import Term
 
 #: Terms per statement when an output mask is assembled (keeps the compiler's recursion shallow).

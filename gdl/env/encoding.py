@@ -2,7 +2,7 @@
 one episode of the game with nature's moves drawn and the rewards computed from the goals.
 
 **Numbering.** The moves a player can ever make and the base propositions (fluents) that can ever hold
-come from the instantiated game (the relaxed ``does`` and ``true`` atoms of :mod:`gdl.engines.instantiate`),
+come from the instantiated game (the relaxed ``does`` and ``true`` atoms of :mod:`gdl.ground.instantiate`),
 each sorted by KIF text; so are the percepts a player can ever see in a GDL-II game. Action ``i`` of a
 player is its ``i``-th move. A game that does not instantiate within the budgets has no finite numbering
 that gdl can list, and is refused with an :class:`UngroundableGameError`.
@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 
 from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS
-from gdl.engines.instantiate import Grounding, instantiate, term_of, value_text
 from gdl.errors import GameDefinitionError, GameTooLargeError, IllegalMoveError, UnknownRoleError
 from gdl.game import Game, State, load
+from gdl.ground import Grounding, instantiate, term_of, value_text
 from gdl.render import render
 from gdl.syntax.model import Term
 from gdl.views import View

@@ -25,9 +25,9 @@ from typing import Protocol
 
 from gdl.belief import Belief
 from gdl.check import check_text
-from gdl.engines.instantiate import sorted_roles
 from gdl.errors import InconsistentViewError, ProtocolError
 from gdl.game import MoveLike, State, as_term, parse
+from gdl.ground.grounding import sorted_roles
 from gdl.players.base import Player
 from gdl.players.tracking import legal_moves, plays_with_views
 from gdl.protocol.messages import parse_move

@@ -11,9 +11,9 @@ from collections import Counter
 from pathlib import Path
 
 from gdl.check import check_text
-from gdl.engines import instantiate as instantiation
-from gdl.engines.instantiate import instantiate
 from gdl.errors import GameTooLargeError
+from gdl.ground import instantiate
+from gdl.ground.facts import Budget
 
 
 def main() -> None:
@@ -23,7 +23,7 @@ def main() -> None:
     parser.add_argument("--max-seconds", type=float, default=30.0)
     parser.add_argument("--top", type=int, default=6)
     args = parser.parse_args()
-    instantiation._Budget.shown = args.top
+    Budget.shown = args.top
     for name in args.games:
         path = Path(name)
         checked = check_text(path.read_text(encoding="utf-8"), str(path)).checked

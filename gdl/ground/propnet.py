@@ -22,8 +22,8 @@ from functools import cached_property
 
 import networkx as nx
 
-from gdl.engines.instantiate import GroundAtom, Grounding, GroundRule, Value, atom_text, value_text
 from gdl.errors import GameTooLargeError
+from gdl.ground.grounding import GroundAtom, Grounding, GroundRule, Value, atom_text, value_text
 
 FALSE = -1
 TRUE = -2
