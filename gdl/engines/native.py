@@ -57,7 +57,7 @@ AND_OP, OR_OP, BLOCK_OP = 0, 1, 2
 ) = range(27)
 SECTIONS = 27
 #: Fields of the SIZES section.
-NODES, BASES, ROLES, LEGAL_OUTPUTS, GOAL_SHIFT = range(5)
+NODES, BASES, ROLES, LEGAL_OUTPUTS, GOAL_SHIFT, SWAP_INPUTS, WORK = range(7)
 #: Kernel outcomes.
 TERMINAL, NO_LEGAL_MOVE, DEPTH_LIMIT = 0, 1, 2
 #: How a playout starts: from the saved network; from the state handed in (propagating the base
@@ -93,6 +93,21 @@ class Kernel:
         self._play: Any = None
         #: Goal keys of the kernel (see :meth:`goals_of`) and the goal indexes they stand for.
         self._goals_of: dict[int, tuple[int, ...]] = {}
+
+    def calibrate(self, initial: int, playouts: int = 16) -> None:
+        """Choose how the kernel takes the inputs of a step back: as the base propositions flip, or as
+        the next step's inputs are set (fewer changes where the same gates read the moves of successive
+        steps, more where the flips then pass through gates the inputs hold open): the one that
+        propagates less over some playouts from ``initial``, which the saved network is left in."""
+        sizes = self.section(SIZES)
+        work = []
+        for swap in (0, 1):
+            sizes[SWAP_INPUTS] = swap
+            sizes[WORK] = 0
+            for seed in range(playouts):
+                self.run(initial, seed, 1000)
+            work.append(int(sizes[WORK]))
+        sizes[SWAP_INPUTS] = int(work[1] < work[0])
 
     def section(self, k: int) -> Ints:
         return self.data[self.data[k] : self.data[k + 1]]
@@ -299,7 +314,7 @@ def flatten(net: PropNet) -> Kernel:
     elements = legal_outputs + bases
     network_state = [nodes, elements, elements, 2 * roles + 1]
     sections: list[Sequence[int] | int] = [
-        [nodes, bases, roles, legal_outputs, goal_shift],
+        [nodes, bases, roles, legal_outputs, goal_shift, 0, 0],
         ops, gates, firsts, ends, lits,
         legal_lits,
         [input_of[(role, move)] for role, entries in enumerate(net.legal) for move, _ in entries],
@@ -320,7 +335,9 @@ def flatten(net: PropNet) -> Kernel:
     for k, section in enumerate(sections):
         if not isinstance(section, int):
             data[offsets[k] : offsets[k + 1]] = section
-    return Kernel(data)
+    kernel = Kernel(data)
+    kernel.calibrate(sum(1 << i for i in net.init))
+    return kernel
 
 
 def _starts(lengths: Iterable[int]) -> list[int]:
