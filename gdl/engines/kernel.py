@@ -289,7 +289,13 @@ def move_to_state(data: Any) -> None:
 
 
 @_jit
-def playout(data: Any, seed: int, max_depth: int, start: int, trace: Any) -> tuple[int, int, int]:
+def playout(data: Any, seed: int, max_depth: int, start: int) -> tuple[int, int, int]:
+    """:func:`traced_playout` without a trace (an argument less for the caller to hand over)."""
+    return traced_playout(data, seed, max_depth, start, data[:0])
+
+
+@_jit
+def traced_playout(data: Any, seed: int, max_depth: int, start: int, trace: Any) -> tuple[int, int, int]:
     """A random walk (see :mod:`gdl.engines.native`); the outcome, the depth and the goals' key.
 
     ``start`` says where from (:data:`gdl.engines.native.FROM_SAVED` and the others). The last state is

@@ -87,7 +87,6 @@ class Kernel:
         self._state_bytes = 4 * len(self.section(STATE_IN))
         self._state_in = self.section(STATE_IN).data.cast("B")
         self._state_out = self.section(STATE_OUT).data.cast("B")
-        self._no_trace = np.empty(0, dtype=np.int32)
         #: The state the saved network is in (None until the first playout evaluates one).
         self._saved: int | None = None
         self._play: Any = None
@@ -112,23 +111,26 @@ class Kernel:
     def section(self, k: int) -> Ints:
         return self.data[self.data[k] : self.data[k + 1]]
 
-    def run(self, state: int, seed: int, max_depth: int) -> tuple[int, int, int, int]:
+    def run(
+        self, state: int, seed: int, max_depth: int, trace: Ints | None = None
+    ) -> tuple[int, int, int, int]:
         """A random walk from ``state`` until a terminal state, a role without a legal move or
         ``max_depth`` joint moves; ``seed`` (0 <= seed < 2**63) seeds the kernel's generator. The last
-        state, the depth, the outcome, and a key of the goals (:meth:`goals_of`)."""
-        return self._run(state, seed, max_depth, self._no_trace)
-
-    def _run(self, state: int, seed: int, max_depth: int, trace: Ints) -> tuple[int, int, int, int]:
+        state, the depth, the outcome, and a key of the goals (:meth:`goals_of`); ``trace`` as in
+        :meth:`trace`."""
         if state == self._saved:
             start = FROM_SAVED
         else:
             self._state_in[:] = state.to_bytes(self._state_bytes, "little")
             start = FROM_SCRATCH if self._saved is None else FROM_STATE
             self._saved = state
-        play = self._play
-        if play is None:
-            play = self._play = _playout()
-        outcome, depth, key = play(self.data, seed, max_depth, start, trace)
+        if trace is None:
+            play = self._play
+            if play is None:
+                play = self._play = _kernels().playout
+            outcome, depth, key = play(self.data, seed, max_depth, start)
+        else:
+            outcome, depth, key = _kernels().traced_playout(self.data, seed, max_depth, start, trace)
         return int.from_bytes(self._state_out, "little"), depth, outcome, key
 
     def goals_of(self, key: int) -> tuple[int, ...]:
@@ -150,7 +152,7 @@ class Kernel:
         all legal outputs in it, and the index of the legal output each role chose (-1 past the end)."""
         width = self.bases + self.legal_outputs + self.roles
         rows = np.full((max_depth + 1) * width, -1, dtype=np.int32)
-        last, depth, outcome, key = self._run(state, seed, max_depth, rows)
+        last, depth, outcome, key = self.run(state, seed, max_depth, rows)
         return Walk(last, depth, outcome, self.goals_of(key)), rows.reshape(max_depth + 1, width)
 
 
@@ -352,8 +354,8 @@ def _starts(lengths: Iterable[int]) -> list[int]:
 assert sys.byteorder == "little", "the native kernel assumes a little-endian machine"
 
 
-def _playout() -> Any:
-    """The compiled kernel (importing numba and loading or compiling the kernel on first use)."""
-    from gdl.engines.kernel import playout
+def _kernels() -> Any:
+    """The module of the compiled kernels (importing numba and loading or compiling them on first use)."""
+    from gdl.engines import kernel
 
-    return playout
+    return kernel
