@@ -17,7 +17,7 @@ from gdl.check import CheckedProgram, check_text
 from gdl.engines.base import depth_charge
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
-from gdl.engines.native import DEPTH_LIMIT, NO_LEGAL_MOVE, TERMINAL
+from gdl.engines.native import DEPTH_LIMIT, NO_LEGAL_MOVE, SIZES, SWAP_INPUTS, TERMINAL
 from gdl.errors import GameDefinitionError
 from gdl.ground import term_of
 from gdl.players.mcts import MctsPlayer
@@ -29,12 +29,15 @@ MORE = ("cubicup_3player", "connectfoursimultaneous", "roshambo2", "simultaneous
 
 
 def replay_disagreements(
-    checked: CheckedProgram, seeds: range, max_depth: int, starts: tuple[int, ...] = ()
+    checked: CheckedProgram, seeds: range, max_depth: int, starts: tuple[int, ...] = (), swap: int = -1
 ) -> list[str]:
     """Replay the recorded walks of the kernel through the Datalog evaluator, step by step: from the
-    initial state, or from each of ``starts`` in turn (walking one seed from each)."""
+    initial state, or from each of ``starts`` in turn (walking one seed from each); with ``swap`` 0 or
+    1, the kernel takes inputs back that way, whichever its calibration chose."""
     compiled = CompiledReasoner(checked)
     net, kernel = compiled.net, compiled.kernel
+    if swap >= 0:
+        kernel.section(SIZES)[SWAP_INPUTS] = swap
     reference = DatalogReasoner(checked)
     roles = range(len(net.roles))
     fluents = [term_of(f) for f in net.fluents]
@@ -101,6 +104,13 @@ def test_walks_from_states_met_on_the_way_agree_with_datalog(corpus: Path, name:
     compiled, rng = CompiledReasoner(checked), random.Random(7)
     starts = [compiled.depth_charge(compiled.initial(), rng, depth)[0] for depth in (1, 2, 30, 3, 8, 0)]
     assert replay_disagreements(checked, range(12), 60, (*starts, *starts[::-1])) == []
+
+
+@pytest.mark.parametrize("swap", [0, 1])
+@pytest.mark.parametrize("name", ["breakthrough", "cubicup_3player", "roshambo2"])
+def test_both_ways_of_taking_inputs_back_agree_with_datalog(corpus: Path, name: str, swap: int) -> None:
+    checked = checked_game(corpus / "games" / f"{name}.kif")
+    assert replay_disagreements(checked, range(3), 80, swap=swap) == []
 
 
 def test_walks_through_a_cycle_block_agree_with_datalog() -> None:

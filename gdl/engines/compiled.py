@@ -313,9 +313,10 @@ class CompiledReasoner:
             {id(term): self._input_of[(role, term)] for term in terms}
             for role, terms in enumerate(self._legal_terms)
         ]
-        self._goal_cache: tuple[int, tuple[int, ...]] = (-1, ())
-        #: The goal masks of the goals' keys of the native kernel (see :meth:`depth_charge`).
-        self._goal_masks: dict[int, tuple[int, ...]] = {}
+        #: The last state whose goals were asked for, and each role's goal values in it.
+        self._goal_cache: tuple[int, tuple[tuple[Term, ...], ...]] = (-1, ())
+        #: Each role's goal values, by the goals' key of a native playout (see :meth:`depth_charge`).
+        self._goals_by_key: dict[int, tuple[tuple[Term, ...], ...]] = {}
         self._goal_terms = [tuple(term_of(v) for v, _ in entries) for entries in self.net.goals]
         self._decoded: dict[tuple[int, int], tuple[Term, ...]] = {}
         self._cache: dict[int, tuple[bool, tuple[int, ...]]] = {}
@@ -366,9 +367,14 @@ class CompiledReasoner:
         return self.analyse(state)[0]
 
     def goals(self, state: int, role: int) -> tuple[Term, ...]:
-        if self._goal_cache[0] != state:
-            self._goal_cache = (state, self._goals(state))  # type: ignore[operator]
-        return self._decode(self._goal_terms, role, self._goal_cache[1][role])
+        cache = self._goal_cache
+        if cache[0] != state:
+            masks = self._goals(state)  # type: ignore[operator]
+            cache = self._goal_cache = (state, self._decode_goals(masks))
+        return cache[1][role]
+
+    def _decode_goals(self, masks: Sequence[int]) -> tuple[tuple[Term, ...], ...]:
+        return tuple(self._decode(self._goal_terms, role, mask) for role, mask in enumerate(masks))
 
     def next(self, state: int, moves: Sequence[Term]) -> int:
         return self._successor(state, self._does(moves))  # type: ignore[operator, no-any-return]
@@ -403,16 +409,15 @@ class CompiledReasoner:
     def depth_charge(self, state: int, rng: random.Random, max_depth: int) -> tuple[int, int, bool]:
         """A random playout in native code (:mod:`gdl.engines.native`); see
         :func:`gdl.engines.base.depth_charge`."""
-        kernel = self.kernel
-        last, depth, outcome, key = kernel.run(state, rng.getrandbits(63), max_depth)
+        last, depth, outcome, key = self.kernel.run(state, rng.getrandbits(63), max_depth)
         if outcome == TERMINAL:
-            # The kernel has evaluated the goals of the last state, which the caller asks for next.
-            masks = self._goal_masks.get(key)
-            if masks is None:
-                goals = kernel.goals_of(key)
-                masks = tuple(1 << goal for goal in goals) if min(goals) >= 0 else ()
+            # The kernel has read the goals of the last state, which the caller asks for next.
+            goals = self._goals_by_key.get(key)
+            if goals is None:
+                indexes = self.kernel.goals_of(key)
+                goals = self._decode_goals([1 << i for i in indexes]) if min(indexes) >= 0 else ()
                 if key >= 0:
-                    self._goal_masks[key] = masks
-            if masks:
-                self._goal_cache = (last, masks)
+                    self._goals_by_key[key] = goals
+            if goals:
+                self._goal_cache = (last, goals)
         return last, depth, outcome == TERMINAL

@@ -6,7 +6,8 @@ Compiled once per installation (``cache=True``); ``data`` is the array of a
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import numba
 import numpy as np
@@ -48,19 +49,34 @@ from gdl.engines.native import (
     STACK,
     STATE_IN,
     STATE_OUT,
+    SWAP_INPUTS,
     TERMINAL,
+    WORK,
 )
 
-_jit = numba.njit(cache=True, nogil=True)
+# The kernels allocate nothing, so numba's reference counting (NRT) is off: with it, every array view
+# taken and dropped costs two atomic operations, a third of a playout's time on small games.
+_NO_NRT: dict[str, Any] = {"_nrt": False}
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-@numba.njit(inline="always")
+def _jit(function: F) -> F:
+    """A kernel, compiled once per installation."""
+    return cast(F, numba.njit(cache=True, nogil=True, **_NO_NRT)(function))
+
+
+def _inline(function: F) -> F:
+    """A helper, inlined where it is called."""
+    return cast(F, numba.njit(inline="always", **_NO_NRT)(function))
+
+
+@_inline
 def section(data: Any, k: int) -> Any:
     """Section ``k`` of a kernel's array (inlined: a call per constant ``k`` would compile apart)."""
     return data[data[k] : data[k + 1]]
 
 
-@numba.njit(inline="always")
+@_inline
 def holds(counters: Any, lit: int) -> int:
     """The value of a literal (``2 * node + negated``): a node holds when its counter is positive."""
     return (1 if counters[lit >> 1] > 0 else 0) ^ (lit & 1)
@@ -96,7 +112,7 @@ def evaluate_block(data: Any, entry: int) -> None:
                 changed = True
 
 
-@numba.njit(inline="always")
+@_inline
 def toggle(element: int, sets: Any) -> None:
     """Put a set element in its set, or take it out (swapping the last member into its place)."""
     members, positions, sizes, group_of, group_starts = sets
@@ -115,7 +131,7 @@ def toggle(element: int, sets: Any) -> None:
         sizes[group] += 1
 
 
-@numba.njit(inline="always")
+@_inline
 def set_arrays(data: Any) -> Any:
     """The arrays of the sets, as :func:`toggle` takes them."""
     return (
@@ -125,6 +141,14 @@ def set_arrays(data: Any) -> Any:
         section(data, GROUP_OF),
         section(data, GROUP_STARTS),
     )
+
+
+@_inline
+def copy(target: Any, source: Any) -> None:
+    """Copy an array into another of the same length (without the temporary copy of ``target[:] =``,
+    which guards against overlap)."""
+    for i in range(source.shape[0]):
+        target[i] = source[i]
 
 
 @_jit
@@ -166,7 +190,7 @@ def evaluate(data: Any) -> None:
             toggle(legal_lits.shape[0] + b, sets)
 
 
-@numba.njit(inline="always")
+@_inline
 def network_arrays(data: Any) -> Any:
     """The arrays :func:`settle` reads and writes."""
     return (
@@ -180,7 +204,7 @@ def network_arrays(data: Any) -> Any:
     )
 
 
-@numba.njit(inline="always")
+@_inline
 def settle(data: Any, top: int, network: Any, sets: Any) -> None:
     """Propagate the changed nodes on the stack (``top`` of them) until the network is consistent again.
 
@@ -190,6 +214,7 @@ def settle(data: Any, top: int, network: Any, sets: Any) -> None:
     evaluated again as a whole once for all the changes that reach it meanwhile.
     """
     nodes, gate, counters, queued, stack, fanout_starts, fanout = network
+    work = 0
     while top > 0:
         top -= 1
         source = stack[top]
@@ -210,6 +235,7 @@ def settle(data: Any, top: int, network: Any, sets: Any) -> None:
         value = 1 if counters[source] > 0 else 0
         if value == counted:
             continue
+        work += fanout_starts[source + 1] - fanout_starts[source] + 1
         for e in range(fanout_starts[source], fanout_starts[source + 1]):
             reader = fanout[e]
             if reader >= 0:
@@ -235,6 +261,7 @@ def settle(data: Any, top: int, network: Any, sets: Any) -> None:
                     queued[block] = 1
                     stack[top] = block
                     top += 1
+    section(data, SIZES)[WORK] += work
 
 
 @_jit
@@ -262,7 +289,13 @@ def move_to_state(data: Any) -> None:
 
 
 @_jit
-def playout(data: Any, seed: int, max_depth: int, start: int, trace: Any) -> tuple[int, int, int]:
+def playout(data: Any, seed: int, max_depth: int, start: int) -> tuple[int, int, int]:
+    """:func:`traced_playout` without a trace (an argument less for the caller to hand over)."""
+    return traced_playout(data, seed, max_depth, start, data[:0])
+
+
+@_jit
+def traced_playout(data: Any, seed: int, max_depth: int, start: int, trace: Any) -> tuple[int, int, int]:
     """A random walk (see :mod:`gdl.engines.native`); the outcome, the depth and the goals' key.
 
     ``start`` says where from (:data:`gdl.engines.native.FROM_SAVED` and the others). The last state is
@@ -297,16 +330,17 @@ def playout(data: Any, seed: int, max_depth: int, start: int, trace: Any) -> tup
     saved = section(data, SAVED)
     if start == FROM_SCRATCH:
         evaluate(data)
-        saved[:] = live
+        copy(saved, live)
     else:
-        live[:] = saved
+        copy(live, saved)
         if start == FROM_STATE:
             move_to_state(data)
-            saved[:] = live
+            copy(saved, live)
     # The goals' section holds each role's choice while playing.
     chosen = section(data, GOALS)
     width = bases + outputs + roles
     recording = trace.shape[0] > 0
+    swap = sizes[SWAP_INPUTS]
     # splitmix64 of the seed starts a xorshift64* generator.
     state = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
     state = (state ^ (state >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -327,6 +361,10 @@ def playout(data: Any, seed: int, max_depth: int, start: int, trace: Any) -> tup
         if depth >= max_depth:
             outcome = DEPTH_LIMIT
             break
+        # With ``swap``, the inputs of the last step are still set: they are taken back as the new ones
+        # are set, in one propagation (legal, goal and terminal do not read the inputs); else they are
+        # taken back as the base propositions flip.
+        top = 0
         for role in range(roles):
             # A role's legal moves: its plain set, and its guarded set while the guard holds.
             plain = set_sizes[2 * role]
@@ -339,22 +377,31 @@ def playout(data: Any, seed: int, max_depth: int, start: int, trace: Any) -> tup
             state ^= state >> np.uint64(27)
             draw = (state * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(32)
             pick = np.int64((draw * np.uint64(count)) >> np.uint64(32))
+            if swap and depth > 0:
+                move = legal_inputs[chosen[role]]
+                counters[move] = 0
+                queued[move] = 2
+                stack[top] = move
+                top += 1
             if pick < plain:
                 chosen[role] = members[group_starts[2 * role] + pick]
             else:
                 chosen[role] = members[group_starts[2 * role + 1] + pick - plain]
         if outcome == NO_LEGAL_MOVE:
+            settle(data, top, network, sets)
             break
         for role in range(roles):
             move = legal_inputs[chosen[role]]
             counters[move] = 1
-            queued[move] = 1
-            stack[role] = move
+            # A move played again is still on the stack (counted as set), and so changes nothing.
+            if queued[move] == 0:
+                queued[move] = 1
+                stack[top] = move
+                top += 1
             if recording:
                 trace[depth * width + bases + outputs + role] = chosen[role] - legal_starts[role]
-        settle(data, roles, network, sets)
-        # The base propositions whose next differs are flipped, and the inputs taken back, in one
-        # propagation.
+        settle(data, top, network, sets)
+        # The base propositions whose next differs are flipped.
         changes = group_starts[2 * roles]
         top = set_sizes[2 * roles]
         for k in range(top):
@@ -362,12 +409,13 @@ def playout(data: Any, seed: int, max_depth: int, start: int, trace: Any) -> tup
             queued[b] = counters[b] + 1
             counters[b] = 1 - counters[b]
             stack[k] = b
-        for role in range(roles):
-            move = legal_inputs[chosen[role]]
-            counters[move] = 0
-            queued[move] = 2
-            stack[top] = move
-            top += 1
+        if not swap:
+            for role in range(roles):
+                move = legal_inputs[chosen[role]]
+                counters[move] = 0
+                queued[move] = 2
+                stack[top] = move
+                top += 1
         settle(data, top, network, sets)
         depth += 1
     goals = chosen

@@ -57,7 +57,7 @@ AND_OP, OR_OP, BLOCK_OP = 0, 1, 2
 ) = range(27)
 SECTIONS = 27
 #: Fields of the SIZES section.
-NODES, BASES, ROLES, LEGAL_OUTPUTS, GOAL_SHIFT = range(5)
+NODES, BASES, ROLES, LEGAL_OUTPUTS, GOAL_SHIFT, SWAP_INPUTS, WORK = range(7)
 #: Kernel outcomes.
 TERMINAL, NO_LEGAL_MOVE, DEPTH_LIMIT = 0, 1, 2
 #: How a playout starts: from the saved network; from the state handed in (propagating the base
@@ -87,33 +87,50 @@ class Kernel:
         self._state_bytes = 4 * len(self.section(STATE_IN))
         self._state_in = self.section(STATE_IN).data.cast("B")
         self._state_out = self.section(STATE_OUT).data.cast("B")
-        self._no_trace = np.empty(0, dtype=np.int32)
         #: The state the saved network is in (None until the first playout evaluates one).
         self._saved: int | None = None
         self._play: Any = None
         #: Goal keys of the kernel (see :meth:`goals_of`) and the goal indexes they stand for.
         self._goals_of: dict[int, tuple[int, ...]] = {}
 
+    def calibrate(self, initial: int, playouts: int = 16) -> None:
+        """Choose how the kernel takes the inputs of a step back: as the base propositions flip, or as
+        the next step's inputs are set (fewer changes where the same gates read the moves of successive
+        steps, more where the flips then pass through gates the inputs hold open): the one that
+        propagates less over some playouts from ``initial``, which the saved network is left in."""
+        sizes = self.section(SIZES)
+        work = []
+        for swap in (0, 1):
+            sizes[SWAP_INPUTS] = swap
+            sizes[WORK] = 0
+            for seed in range(playouts):
+                self.run(initial, seed, 1000)
+            work.append(int(sizes[WORK]))
+        sizes[SWAP_INPUTS] = int(work[1] < work[0])
+
     def section(self, k: int) -> Ints:
         return self.data[self.data[k] : self.data[k + 1]]
 
-    def run(self, state: int, seed: int, max_depth: int) -> tuple[int, int, int, int]:
+    def run(
+        self, state: int, seed: int, max_depth: int, trace: Ints | None = None
+    ) -> tuple[int, int, int, int]:
         """A random walk from ``state`` until a terminal state, a role without a legal move or
         ``max_depth`` joint moves; ``seed`` (0 <= seed < 2**63) seeds the kernel's generator. The last
-        state, the depth, the outcome, and a key of the goals (:meth:`goals_of`)."""
-        return self._run(state, seed, max_depth, self._no_trace)
-
-    def _run(self, state: int, seed: int, max_depth: int, trace: Ints) -> tuple[int, int, int, int]:
+        state, the depth, the outcome, and a key of the goals (:meth:`goals_of`); ``trace`` as in
+        :meth:`trace`."""
         if state == self._saved:
             start = FROM_SAVED
         else:
             self._state_in[:] = state.to_bytes(self._state_bytes, "little")
             start = FROM_SCRATCH if self._saved is None else FROM_STATE
             self._saved = state
-        play = self._play
-        if play is None:
-            play = self._play = _playout()
-        outcome, depth, key = play(self.data, seed, max_depth, start, trace)
+        if trace is None:
+            play = self._play
+            if play is None:
+                play = self._play = _kernels().playout
+            outcome, depth, key = play(self.data, seed, max_depth, start)
+        else:
+            outcome, depth, key = _kernels().traced_playout(self.data, seed, max_depth, start, trace)
         return int.from_bytes(self._state_out, "little"), depth, outcome, key
 
     def goals_of(self, key: int) -> tuple[int, ...]:
@@ -135,7 +152,7 @@ class Kernel:
         all legal outputs in it, and the index of the legal output each role chose (-1 past the end)."""
         width = self.bases + self.legal_outputs + self.roles
         rows = np.full((max_depth + 1) * width, -1, dtype=np.int32)
-        last, depth, outcome, key = self._run(state, seed, max_depth, rows)
+        last, depth, outcome, key = self.run(state, seed, max_depth, rows)
         return Walk(last, depth, outcome, self.goals_of(key)), rows.reshape(max_depth + 1, width)
 
 
@@ -299,7 +316,7 @@ def flatten(net: PropNet) -> Kernel:
     elements = legal_outputs + bases
     network_state = [nodes, elements, elements, 2 * roles + 1]
     sections: list[Sequence[int] | int] = [
-        [nodes, bases, roles, legal_outputs, goal_shift],
+        [nodes, bases, roles, legal_outputs, goal_shift, 0, 0],
         ops, gates, firsts, ends, lits,
         legal_lits,
         [input_of[(role, move)] for role, entries in enumerate(net.legal) for move, _ in entries],
@@ -320,7 +337,9 @@ def flatten(net: PropNet) -> Kernel:
     for k, section in enumerate(sections):
         if not isinstance(section, int):
             data[offsets[k] : offsets[k + 1]] = section
-    return Kernel(data)
+    kernel = Kernel(data)
+    kernel.calibrate(sum(1 << i for i in net.init))
+    return kernel
 
 
 def _starts(lengths: Iterable[int]) -> list[int]:
@@ -335,8 +354,8 @@ def _starts(lengths: Iterable[int]) -> list[int]:
 assert sys.byteorder == "little", "the native kernel assumes a little-endian machine"
 
 
-def _playout() -> Any:
-    """The compiled kernel (importing numba and loading or compiling the kernel on first use)."""
-    from gdl.engines.kernel import playout
+def _kernels() -> Any:
+    """The module of the compiled kernels (importing numba and loading or compiling them on first use)."""
+    from gdl.engines import kernel
 
-    return playout
+    return kernel
