@@ -18,7 +18,7 @@ from gdl.syntax.model import Term
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
 
-from gdl_to_prolog import atom, translate_file, walk_clauses
+from gdl_to_prolog import SWIPL_OPTIONS, atom, translate_file, walk_clauses
 
 SWIPL = shutil.which("swipl")
 needs_swipl = pytest.mark.skipif(SWIPL is None, reason="swipl (SWI-Prolog) is not on PATH")
@@ -65,9 +65,8 @@ def prolog_walk(path: Path, moves: list[list[Term]], folder: Path) -> list[Step]
     program = folder / f"{path.stem}.pl"
     program.write_text(translate_file(path) + walk_clauses(moves))
     assert SWIPL is not None
-    done = subprocess.run(
-        [SWIPL, "-O", str(program), "trace"], capture_output=True, text=True, timeout=300, check=False
-    )
+    command = [SWIPL, *SWIPL_OPTIONS, str(program), "trace"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     steps: list[Step] = []
     for line in done.stdout.splitlines():
@@ -83,16 +82,45 @@ def prolog_walk(path: Path, moves: list[list[Term]], folder: Path) -> list[Step]
     return steps
 
 
+def assert_walks_agree(path: Path, folder: Path, seeds: tuple[int, ...] = (1, 2)) -> None:
+    for seed in seeds:
+        ours, moves = gdl_walk(path, seed, max_steps=80)
+        theirs = prolog_walk(path, moves, folder)
+        assert len(theirs) == len(moves) + 1  # every step was traced, none dropped
+        for i, (step, their_step) in enumerate(zip(ours, theirs, strict=True)):
+            assert step == their_step, f"{path.stem} seed {seed} step {i}"
+
+
 @needs_swipl
 @pytest.mark.parametrize("name", GAMES)
 def test_prolog_walks_agree_with_datalog(corpus: Path, name: str, tmp_path: Path) -> None:
-    path = corpus / "games" / f"{name}.kif"
-    for seed in (1, 2):
-        ours, moves = gdl_walk(path, seed, max_steps=80)
-        theirs = prolog_walk(path, moves, tmp_path)
-        assert len(theirs) == len(moves) + 1  # every step was traced, none dropped
-        for i, (step, their_step) in enumerate(zip(ours, theirs, strict=True)):
-            assert step == their_step, f"{name} seed {seed} step {i}"
+    assert_walks_agree(corpus / "games" / f"{name}.kif", tmp_path)
+
+
+#: Names that Prolog reads otherwise unless quoted or bracketed: operators (``table``, ``is``, ``-``),
+#: numbers (``01`` and ``1`` are different GDL constants), punctuation, quotes, backslashes, non-ASCII.
+ODD_NAMES = """
+(role robot) (role it's)
+(init (at 1))
+(thing table) (thing is) (thing mod) (thing dynamic) (thing :-) (thing \\+) (thing a\\b) (thing ü)
+(thing -) (thing 01) (thing 1) (thing []) (thing |) (thing ,) (thing (, table -)) (thing (- 1 01))
+(<= (legal ?r (take ?x)) (role ?r) (thing ?x) (not (true (taken ?x))) (distinct ?x -) (distinct 01 ?x)
+    (distinct table ?x) (distinct dynamic ?x) (distinct ?x is))
+(<= (next (taken ?x)) (does ?r (take ?x)))
+(<= (next (taken ?x)) (true (taken ?x)))
+(<= (next (at ?y)) (true (at ?x)) (succ ?x ?y))
+(succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5)
+(<= terminal (true (at 5)))
+(<= (goal ?r 100) (role ?r) (true (taken :-)))
+(<= (goal ?r 0) (role ?r) (not (true (taken :-))))
+"""
+
+
+@needs_swipl
+def test_names_prolog_reads_otherwise_keep_their_meaning(tmp_path: Path) -> None:
+    path = tmp_path / "odd_names.kif"
+    path.write_text(ODD_NAMES, encoding="utf-8")
+    assert_walks_agree(path, tmp_path, seeds=(1, 2, 3, 4))
 
 
 def test_names_prolog_must_quote_are_quoted() -> None:

@@ -27,7 +27,7 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from gdl_to_prolog import translate_file
+from gdl_to_prolog import SWIPL_OPTIONS, translate_file
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "games"
 GAMES = ("tictactoe", "connectfour", "breakthrough", "nim1", "hanoi", "buttons", "blocker")
@@ -177,7 +177,8 @@ def main() -> int:
             for game in games:
                 for system in systems:
                     if system == PROLOG:
-                        command = [PROLOG, "-O", str(programs[game]), "bench", game, f"{args.seconds:g}"]
+                        program = str(programs[game])
+                        command = [PROLOG, *SWIPL_OPTIONS, program, "bench", game, f"{args.seconds:g}"]
                     else:
                         command = [
                             gdl, "bench", str(args.corpus / f"{game}.kif"), "--engine", system,

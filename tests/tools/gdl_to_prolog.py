@@ -15,10 +15,10 @@ Names: every relation ``r`` becomes the predicate ``gdl_r`` (no clash with Prolo
 constants), quoted where Prolog needs it; ``?x`` becomes ``V_x``. A relation with no rules is declared
 dynamic, so that asking it fails instead of raising an existence error.
 
-Run the program with ``swipl -O GAME.pl bench SECONDS [SEED]`` (prints a ``RESULT`` line shaped like
-``gdl bench``'s, with ``reasoner=swipl``; CPU time from ``statistics(cputime)``) or ``swipl -O
-GAME.pl trace`` after :func:`walk_clauses` (prints, per step of a given move sequence, the state, legal
-moves, terminal and goals, as tab-separated KIF).
+Run the program with ``swipl --on-error=halt -O GAME.pl bench NAME SECONDS [SEED]`` (prints a
+``RESULT`` line shaped like ``gdl bench``'s, with ``reasoner=swipl``; CPU time from
+``statistics(cputime)``), or with ``trace`` after :func:`walk_clauses` (prints, per step of a given
+move sequence, the state, legal moves, terminal and goals, as tab-separated KIF).
 
 Usage: ``.venv/bin/python tests/tools/gdl_to_prolog.py GAME.kif [-o GAME.pl]``
 """
@@ -32,7 +32,22 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gdl.check import check_text
-from gdl.syntax.model import Atom, Distinct, Function, Literal, Not, Or, Program, Rule, Term, Variable
+from gdl.syntax.model import (
+    Atom,
+    Constant,
+    Distinct,
+    Function,
+    Literal,
+    Not,
+    Or,
+    Program,
+    Rule,
+    Term,
+    Variable,
+)
+
+#: How to run a translation: optimised, and refused at its first error (a syntax error would drop a rule).
+SWIPL_OPTIONS = ("--on-error=halt", "-O")
 
 #: The relations the runtime asks (``true`` and ``does`` are its facts): those without rules are declared.
 RUNTIME_RELATIONS = {
@@ -107,7 +122,7 @@ trace_walk(Roles, S, Moves) :-
     ).
 
 main :-
-    current_prolog_flag(argv, Argv),
+    set_stream(user_output, encoding(utf8)), current_prolog_flag(argv, Argv),
     (   Argv = [bench, Game, Seconds | Seed] ->
         atom_number(Seconds, S), ( Seed = [N] -> atom_number(N, Sd) ; Sd = 0 ), bench(Game, S, Sd)
     ;   Argv = [trace] -> roles(Roles), initial_state(S), walk(Moves), trace_walk(Roles, S, Moves)
@@ -138,6 +153,11 @@ def term(t: Term) -> str:
     if isinstance(t, Function):
         return f"{atom(t.name)}({', '.join(map(term, t.args))})"
     return atom(t.name)
+
+
+def operand(t: Term) -> str:
+    """A term beside an operator: a constant in parentheses, as it may be an operator itself (``table``)."""
+    return f"({term(t)})" if isinstance(t, Constant) else term(t)
 
 
 def goal(a: Atom) -> str:
@@ -188,7 +208,7 @@ def literal(lit: Literal, bound: set[str]) -> str:
     if isinstance(lit, Not):
         return f"\\+ {goal(lit.atom)}"
     if isinstance(lit, Distinct):
-        return f"{term(lit.left)} \\== {term(lit.right)}"
+        return f"{operand(lit.left)} \\== {operand(lit.right)}"
     return "(" + " ; ".join(conjunction(branch, bound) for branch in lit.branches) + ")"
 
 
@@ -212,6 +232,7 @@ def translate(program: Program) -> str:
     used = {(a.relation, a.arity) for r in program for a in _atoms(r.body)} | RUNTIME_RELATIONS
     lines = [
         "% Translated from GDL by tests/tools/gdl_to_prolog.py.",
+        ":- encoding(utf8).",
         ":- style_check(-singleton).",
         ":- style_check(-discontiguous).",
         *(f":- dynamic({atom('gdl_' + name)}/{arity})." for name, arity in sorted(used - defined)),
