@@ -84,6 +84,20 @@ def measure(command: list[str], run: int, game: str, system: str, timeout: float
     )
 
 
+def output(command: list[str]) -> str | None:
+    """What a command prints, or None if it cannot run or fails."""
+    try:
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def versions() -> str:
+    """The gdl commit measured and SWI-Prolog's version."""
+    commit = output(["git", "-C", str(Path(__file__).parent), "describe", "--always", "--dirty"])
+    return f"gdl {commit or '(commit unknown)'}, {output([PROLOG, '--version']) or 'no SWI-Prolog'}"
+
+
 def median(values: list[float | None]) -> float | None:
     known = [v for v in values if v is not None]
     return statistics.median(known) if known else None
@@ -166,6 +180,7 @@ def main() -> int:
     pin = ["taskset", "-c", str(args.core)] if shutil.which("taskset") else []
     timeout = 300 + 10 * args.seconds  # loading a game under load, then the warm-up and the measurement
     load_before = os.getloadavg()
+    started = datetime.datetime.now(datetime.UTC)
     measured: list[Measurement] = []
     with tempfile.TemporaryDirectory() as folder:
         programs = {}
@@ -191,9 +206,10 @@ def main() -> int:
     load_after = os.getloadavg()
     if args.json:
         args.json.write_text(json.dumps([asdict(m) for m in measured], indent=1) + "\n")
-    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    finished = datetime.datetime.now(datetime.UTC)
     print(
-        f"{now}: {args.runs} runs of {args.seconds:g} s each, interleaved, "
+        f"{started:%Y-%m-%d %H:%M} to {finished:%H:%M} UTC, {versions()}: "
+        f"{args.runs} runs of {args.seconds:g} s each, interleaved, "
         f"{'pinned with taskset -c ' + str(args.core) if pin else 'not pinned (no taskset)'}; "
         f"load average (1, 5, 15 min) before {', '.join(f'{x:.1f}' for x in load_before)}, "
         f"after {', '.join(f'{x:.1f}' for x in load_after)}.\n"
