@@ -70,3 +70,12 @@ def test_a_game_not_in_the_corpus_is_refused(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "no nosuchgame" in done.stderr
+
+
+def test_an_engine_gdl_bench_lacks_is_refused() -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--engines", "compiled,nosuchengine", "--no-prolog"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert done.returncode == 2
+    assert "no engine nosuchengine" in done.stderr

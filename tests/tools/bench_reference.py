@@ -29,6 +29,8 @@ from pathlib import Path
 
 from gdl_to_prolog import SWIPL_OPTIONS, translate_file
 
+from gdl.cli import bench
+
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "games"
 GAMES = ("tictactoe", "connectfour", "breakthrough", "nim1", "hanoi", "buttons", "blocker")
 #: Ratios to SWI-Prolog of the references (issue 15), per game in the order of GAMES.
@@ -53,8 +55,6 @@ class Measurement:
 
 def bench_engines() -> list[str]:
     """The engines ``gdl bench --engine`` accepts, ``auto`` left out (it is one of the others)."""
-    from gdl.cli import bench
-
     subparsers = argparse.ArgumentParser().add_subparsers()
     bench.register(subparsers)
     option = next(a for a in subparsers.choices["bench"]._actions if "--engine" in a.option_strings)
@@ -168,6 +168,10 @@ def main() -> int:
     args = parser.parse_args()
     games = args.games.split(",")
     engines = args.engines.split(",") if args.engines else bench_engines()
+    unknown = set(engines) - set(bench_engines())
+    if unknown:
+        print(f"bench_reference: gdl bench has no engine {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
     missing = [game for game in games if not (args.corpus / f"{game}.kif").is_file()]
     if missing:
         print(f"bench_reference: no {', '.join(missing)} in {args.corpus} (.kif)", file=sys.stderr)
