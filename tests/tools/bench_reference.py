@@ -160,6 +160,11 @@ def main() -> int:
     )
     parser.add_argument("--engines", help="comma-separated gdl bench engines (default: all but auto)")
     parser.add_argument("--no-prolog", action="store_true", help="leave SWI-Prolog out")
+    parser.add_argument(
+        "--tabled", action="store_true",
+        help="table Prolog's recursive relations (for games SLD resolution loops on; not how the "
+        "references' ratios were measured)",
+    )
     parser.add_argument("--runs", type=int, default=3, help="runs of every measurement (default 3)")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement (default 5)")
     parser.add_argument("--core", type=int, default=0, help="the core to pin to with taskset (default 0)")
@@ -191,7 +196,7 @@ def main() -> int:
         for game in games:
             programs[game] = Path(folder) / f"{game}.pl"
             if not args.no_prolog:
-                programs[game].write_text(translate_file(args.corpus / f"{game}.kif"))
+                programs[game].write_text(translate_file(args.corpus / f"{game}.kif", tabled=args.tabled))
         for run in range(1, args.runs + 1):
             for game in games:
                 for system in systems:
@@ -214,6 +219,7 @@ def main() -> int:
     print(
         f"{started:%Y-%m-%d %H:%M} to {finished:%H:%M} UTC, {versions()}: "
         f"{args.runs} runs of {args.seconds:g} s each, interleaved, "
+        f"{'the Prolog translation tabled, ' if args.tabled else ''}"
         f"{'pinned with taskset -c ' + str(args.core) if pin else 'not pinned (no taskset)'}; "
         f"load average (1, 5, 15 min) before {', '.join(f'{x:.1f}' for x in load_before)}, "
         f"after {', '.join(f'{x:.1f}' for x in load_after)}.\n"
