@@ -189,7 +189,7 @@ def main() -> int:
     pin = ["taskset", "-c", str(args.core)] if shutil.which("taskset") else []
     timeout = 300 + 10 * args.seconds  # loading a game under load, then the warm-up and the measurement
     load_before = os.getloadavg()
-    started = datetime.datetime.now(datetime.UTC)
+    started, measured_versions = datetime.datetime.now(datetime.UTC), versions()
     measured: list[Measurement] = []
     with tempfile.TemporaryDirectory() as folder:
         programs = {}
@@ -217,7 +217,7 @@ def main() -> int:
         args.json.write_text(json.dumps([asdict(m) for m in measured], indent=1) + "\n")
     finished = datetime.datetime.now(datetime.UTC)
     print(
-        f"{started:%Y-%m-%d %H:%M} to {finished:%H:%M} UTC, {versions()}: "
+        f"{started:%Y-%m-%d %H:%M} to {finished:%H:%M} UTC, {measured_versions}: "
         f"{args.runs} runs of {args.seconds:g} s each, interleaved, "
         f"{'the Prolog translation tabled, ' if args.tabled else ''}"
         f"{'pinned with taskset -c ' + str(args.core) if pin else 'not pinned (no taskset)'}; "
