@@ -27,7 +27,9 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from gdl_to_prolog import translate_file
+from gdl_to_prolog import SWIPL_OPTIONS, translate_file
+
+from gdl.cli import bench
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "games"
 GAMES = ("tictactoe", "connectfour", "breakthrough", "nim1", "hanoi", "buttons", "blocker")
@@ -53,8 +55,6 @@ class Measurement:
 
 def bench_engines() -> list[str]:
     """The engines ``gdl bench --engine`` accepts, ``auto`` left out (it is one of the others)."""
-    from gdl.cli import bench
-
     subparsers = argparse.ArgumentParser().add_subparsers()
     bench.register(subparsers)
     option = next(a for a in subparsers.choices["bench"]._actions if "--engine" in a.option_strings)
@@ -82,6 +82,20 @@ def measure(command: list[str], run: int, game: str, system: str, timeout: float
         run, game, system, float(fields["playouts_per_cpu_s"]), float(fields["states_per_cpu_s"]),
         float(fields["avg_depth"]),
     )
+
+
+def output(command: list[str]) -> str | None:
+    """What a command prints, or None if it cannot run or fails."""
+    try:
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def versions() -> str:
+    """The gdl commit measured and SWI-Prolog's version."""
+    commit = output(["git", "-C", str(Path(__file__).parent), "describe", "--always", "--dirty"])
+    return f"gdl {commit or '(commit unknown)'}, {output([PROLOG, '--version']) or 'no SWI-Prolog'}"
 
 
 def median(values: list[float | None]) -> float | None:
@@ -146,6 +160,11 @@ def main() -> int:
     )
     parser.add_argument("--engines", help="comma-separated gdl bench engines (default: all but auto)")
     parser.add_argument("--no-prolog", action="store_true", help="leave SWI-Prolog out")
+    parser.add_argument(
+        "--tabled", action="store_true",
+        help="table Prolog's recursive relations (for games SLD resolution loops on; not how the "
+        "references' ratios were measured)",
+    )
     parser.add_argument("--runs", type=int, default=3, help="runs of every measurement (default 3)")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement (default 5)")
     parser.add_argument("--core", type=int, default=0, help="the core to pin to with taskset (default 0)")
@@ -154,6 +173,10 @@ def main() -> int:
     args = parser.parse_args()
     games = args.games.split(",")
     engines = args.engines.split(",") if args.engines else bench_engines()
+    unknown = set(engines) - set(bench_engines())
+    if unknown:
+        print(f"bench_reference: gdl bench has no engine {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
     missing = [game for game in games if not (args.corpus / f"{game}.kif").is_file()]
     if missing:
         print(f"bench_reference: no {', '.join(missing)} in {args.corpus} (.kif)", file=sys.stderr)
@@ -166,18 +189,20 @@ def main() -> int:
     pin = ["taskset", "-c", str(args.core)] if shutil.which("taskset") else []
     timeout = 300 + 10 * args.seconds  # loading a game under load, then the warm-up and the measurement
     load_before = os.getloadavg()
+    started, measured_versions = datetime.datetime.now(datetime.UTC), versions()
     measured: list[Measurement] = []
     with tempfile.TemporaryDirectory() as folder:
         programs = {}
         for game in games:
             programs[game] = Path(folder) / f"{game}.pl"
             if not args.no_prolog:
-                programs[game].write_text(translate_file(args.corpus / f"{game}.kif"))
+                programs[game].write_text(translate_file(args.corpus / f"{game}.kif", tabled=args.tabled))
         for run in range(1, args.runs + 1):
             for game in games:
                 for system in systems:
                     if system == PROLOG:
-                        command = [PROLOG, "-O", str(programs[game]), "bench", game, f"{args.seconds:g}"]
+                        program = str(programs[game])
+                        command = [PROLOG, *SWIPL_OPTIONS, program, "bench", game, f"{args.seconds:g}"]
                     else:
                         command = [
                             gdl, "bench", str(args.corpus / f"{game}.kif"), "--engine", system,
@@ -190,9 +215,11 @@ def main() -> int:
     load_after = os.getloadavg()
     if args.json:
         args.json.write_text(json.dumps([asdict(m) for m in measured], indent=1) + "\n")
-    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    finished = datetime.datetime.now(datetime.UTC)
     print(
-        f"{now}: {args.runs} runs of {args.seconds:g} s each, interleaved, "
+        f"{started:%Y-%m-%d %H:%M} to {finished:%H:%M} UTC, {measured_versions}: "
+        f"{args.runs} runs of {args.seconds:g} s each, interleaved, "
+        f"{'the Prolog translation tabled, ' if args.tabled else ''}"
         f"{'pinned with taskset -c ' + str(args.core) if pin else 'not pinned (no taskset)'}; "
         f"load average (1, 5, 15 min) before {', '.join(f'{x:.1f}' for x in load_before)}, "
         f"after {', '.join(f'{x:.1f}' for x in load_after)}.\n"

@@ -15,10 +15,10 @@ Names: every relation ``r`` becomes the predicate ``gdl_r`` (no clash with Prolo
 constants), quoted where Prolog needs it; ``?x`` becomes ``V_x``. A relation with no rules is declared
 dynamic, so that asking it fails instead of raising an existence error.
 
-Run the program with ``swipl -O GAME.pl bench SECONDS [SEED]`` (prints a ``RESULT`` line shaped like
-``gdl bench``'s, with ``reasoner=swipl``; CPU time from ``statistics(cputime)``) or ``swipl -O
-GAME.pl trace`` after :func:`walk_clauses` (prints, per step of a given move sequence, the state, legal
-moves, terminal and goals, as tab-separated KIF).
+Run the program with ``swipl --on-error=halt -O GAME.pl bench NAME SECONDS [SEED]`` (prints a
+``RESULT`` line shaped like ``gdl bench``'s, with ``reasoner=swipl``; CPU time from
+``statistics(cputime)``), or with ``trace`` after :func:`walk_clauses` (prints, per step of a given
+move sequence, the state, legal moves, terminal and goals, as tab-separated KIF).
 
 Usage: ``.venv/bin/python tests/tools/gdl_to_prolog.py GAME.kif [-o GAME.pl]``
 """
@@ -31,12 +31,31 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from gdl.check import check_text
-from gdl.syntax.model import Atom, Distinct, Function, Literal, Not, Or, Program, Rule, Term, Variable
+import networkx as nx
 
+from gdl.check import CheckedProgram, check_text
+from gdl.syntax.model import (
+    Atom,
+    Constant,
+    Distinct,
+    Function,
+    Literal,
+    Not,
+    Or,
+    Rule,
+    Term,
+    Variable,
+    walk_atoms,
+)
+
+#: How to run a translation: optimised, and refused at its first error (a syntax error would drop a rule).
+SWIPL_OPTIONS = ("--on-error=halt", "-O")
+
+#: The state's and the joint move's relations: facts the runtime asserts.
+STATE_RELATIONS = (("true", 1), ("does", 2))
 #: The relations the runtime asks (``true`` and ``does`` are its facts): those without rules are declared.
 RUNTIME_RELATIONS = {
-    ("role", 1), ("init", 1), ("true", 1), ("does", 2), ("legal", 2), ("next", 1), ("terminal", 0),
+    *STATE_RELATIONS, ("role", 1), ("init", 1), ("legal", 2), ("next", 1), ("terminal", 0),
     ("goal", 2),
 }
 
@@ -107,7 +126,7 @@ trace_walk(Roles, S, Moves) :-
     ).
 
 main :-
-    current_prolog_flag(argv, Argv),
+    set_stream(user_output, encoding(utf8)), current_prolog_flag(argv, Argv),
     (   Argv = [bench, Game, Seconds | Seed] ->
         atom_number(Seconds, S), ( Seed = [N] -> atom_number(N, Sd) ; Sd = 0 ), bench(Game, S, Sd)
     ;   Argv = [trace] -> roles(Roles), initial_state(S), walk(Moves), trace_walk(Roles, S, Moves)
@@ -138,6 +157,11 @@ def term(t: Term) -> str:
     if isinstance(t, Function):
         return f"{atom(t.name)}({', '.join(map(term, t.args))})"
     return atom(t.name)
+
+
+def operand(t: Term) -> str:
+    """A term beside an operator: a constant in parentheses, as it may be an operator itself (``table``)."""
+    return f"({term(t)})" if isinstance(t, Constant) else term(t)
 
 
 def goal(a: Atom) -> str:
@@ -188,7 +212,7 @@ def literal(lit: Literal, bound: set[str]) -> str:
     if isinstance(lit, Not):
         return f"\\+ {goal(lit.atom)}"
     if isinstance(lit, Distinct):
-        return f"{term(lit.left)} \\== {term(lit.right)}"
+        return f"{operand(lit.left)} \\== {operand(lit.right)}"
     return "(" + " ; ".join(conjunction(branch, bound) for branch in lit.branches) + ")"
 
 
@@ -206,29 +230,44 @@ def clause(rule: Rule) -> str:
     return f"{goal(rule.head)} :-\n    {conjunction(rule.body, set())}."
 
 
-def translate(program: Program) -> str:
-    """The Prolog program of a checked GDL program, with the runtime of :data:`RUNTIME`."""
-    defined = {(r.head.relation, r.head.arity) for r in program}
-    used = {(a.relation, a.arity) for r in program for a in _atoms(r.body)} | RUNTIME_RELATIONS
+def translate(checked: CheckedProgram, *, tabled: bool = False) -> str:
+    """The Prolog program of a checked GDL program, with the runtime of :data:`RUNTIME`.
+
+    With ``tabled``, every recursive relation is tabled (incrementally when it depends on the state or
+    the move, so that its tables follow the asserted facts): SLD resolution loops on left or mutual
+    recursion (``(<= (r ?x) (r ?x) (q ?x))``) and repeats work on deep recursion. The benchmark runs
+    the direct translation, untabled, as the reference figures were measured.
+    """
+    program = checked.program
+    arity = {r.head.relation: r.head.arity for r in program}
+    used = {(a.relation, a.arity) for r in program for a, _ in walk_atoms(r.body)} | RUNTIME_RELATIONS
     lines = [
         "% Translated from GDL by tests/tools/gdl_to_prolog.py.",
+        ":- encoding(utf8).",
         ":- style_check(-singleton).",
         ":- style_check(-discontiguous).",
-        *(f":- dynamic({atom('gdl_' + name)}/{arity})." for name, arity in sorted(used - defined)),
-        *map(clause, program),
+        *(f":- dynamic({indicator(name, n)})." for name, n in sorted(used) if name not in arity),
     ]
-    return "\n".join(lines) + "\n" + RUNTIME
+    if tabled:
+        graph = checked.graph
+        recursive = sorted(
+            name for component in nx.strongly_connected_components(graph) for name in component
+            if len(component) > 1 or graph.has_edge(name, name)
+        )
+        on_state = set().union(*(nx.ancestors(graph, name) for name, _ in STATE_RELATIONS if name in graph))
+        if any(name in on_state for name in recursive):
+            declared = ", ".join(indicator(*r) for r in STATE_RELATIONS)
+            lines.append(f":- dynamic([{declared}], [incremental(true)]).")
+        lines += [
+            f":- table {indicator(name, arity[name])}{' as incremental' if name in on_state else ''}."
+            for name in recursive
+        ]
+    return "\n".join([*lines, *map(clause, program)]) + "\n" + RUNTIME
 
 
-def _atoms(body: Iterable[Literal]) -> Iterable[Atom]:
-    for lit in body:
-        if isinstance(lit, Atom):
-            yield lit
-        elif isinstance(lit, Not):
-            yield lit.atom
-        elif isinstance(lit, Or):
-            for branch in lit.branches:
-                yield from _atoms(branch)
+def indicator(relation: str, arity: int) -> str:
+    """The predicate indicator of a relation, ``gdl_r/n``."""
+    return f"{atom('gdl_' + relation)}/{arity}"
 
 
 def walk_clauses(moves: Iterable[Sequence[Term]]) -> str:
@@ -236,21 +275,22 @@ def walk_clauses(moves: Iterable[Sequence[Term]]) -> str:
     return "walk([" + ", ".join("[" + ", ".join(map(term, joint)) + "]" for joint in moves) + "]).\n"
 
 
-def translate_file(path: Path) -> str:
+def translate_file(path: Path, *, tabled: bool = False) -> str:
     """Read, check and translate a .kif file; ValueError with the checker's diagnostics if it fails."""
     result = check_text(path.read_text(), str(path))
     if result.checked is None:
         raise ValueError("\n".join(d.format() for d in result.diagnostics))
-    return translate(result.checked.program)
+    return translate(result.checked, tabled=tabled)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("game", type=Path, help="GDL file (.kif)")
+    parser.add_argument("--tabled", action="store_true", help="table the recursive relations")
     parser.add_argument("-o", "--output", type=Path, help="Prolog file to write (default: standard output)")
     args = parser.parse_args()
     try:
-        text = translate_file(args.game)
+        text = translate_file(args.game, tabled=args.tabled)
     except (OSError, ValueError) as problem:
         print(f"gdl_to_prolog: {problem}", file=sys.stderr)
         return 2
