@@ -161,3 +161,21 @@ def test_one_adornment_per_relation_binds_what_every_call_binds() -> None:
     model = evaluate(result.checked)
     assert len(model["far"]) == 30 * 29  # each demanded ?x with every ?y: demand binds the first argument
     assert model["p"] == evaluate(checked)["p"]
+
+
+def test_a_magic_rule_reads_the_calls_before_it_as_rewritten() -> None:
+    # q is asked with ?x bound (q;bf), and binds ?y for r: r's demand must read q;bf, the copy that is
+    # computed, not q, which no query asks for whole (connectfour's cellopen was such a case).
+    text = GAME + """
+        (n 1) (n 2) (e 1 2) (e 2 3) (m 3)
+        (<= (q ?x ?y) (e ?x ?y))
+        (<= (r ?y) (m ?y))
+        (<= (p ?x) (n ?x) (q ?x ?y) (r ?y))
+    """
+    checked = check_text(text).checked
+    assert checked is not None
+    magic = rewrite(checked.program, ["p"], {"p", "q", "r"})
+    assert {("q", 2, "bf"), ("r", 1, "b")} <= magic.adorned
+    result = check_rewritten(magic.program, checked)
+    assert result.checked is not None
+    assert evaluate(result.checked)["p"] == evaluate(checked)["p"] != set()

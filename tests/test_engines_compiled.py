@@ -16,7 +16,8 @@ from gdl.check import CheckedProgram, check_text
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
 from gdl.errors import GameDefinitionError, GameTooLargeError
-from gdl.ground import instantiate, term_of
+from gdl.ground.grounding import term_of
+from gdl.ground.instantiate import instantiate
 
 ROOT = Path(__file__).resolve().parent.parent
 

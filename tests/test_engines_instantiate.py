@@ -23,7 +23,7 @@ from gdl.check import CheckedProgram, check_text
 from gdl.cli import main
 from gdl.engines.compiled import CompiledReasoner
 from gdl.errors import GameTooLargeError
-from gdl.ground import instantiate
+from gdl.ground.instantiate import instantiate
 
 
 def checked(text: str) -> CheckedProgram:

@@ -19,7 +19,7 @@ from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
 from gdl.engines.native import DEPTH_LIMIT, NO_LEGAL_MOVE, SIZES, SWAP_INPUTS, TERMINAL
 from gdl.errors import GameDefinitionError
-from gdl.ground import term_of
+from gdl.ground.grounding import term_of
 from gdl.players.mcts import MctsPlayer
 
 ROOT = Path(__file__).resolve().parent.parent

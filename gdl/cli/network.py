@@ -24,16 +24,9 @@ from gdl.cli._common import (
     write_text,
 )
 from gdl.errors import GameTooLargeError
-from gdl.ground import (
-    DEFAULT_MAX_ATOMS,
-    DEFAULT_MAX_SECONDS,
-    FALSE,
-    TRUE,
-    PropNet,
-    build,
-    instantiate,
-    value_text,
-)
+from gdl.ground.grounding import value_text
+from gdl.ground.instantiate import DEFAULT_MAX_ATOMS, DEFAULT_MAX_SECONDS, instantiate
+from gdl.ground.propnet import FALSE, TRUE, PropNet, build
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -37,8 +37,9 @@ Adornment = str
 #: A rule without ``or``: its head and body.
 Conjunction = tuple[Atom, Sequence[Literal]]
 #: A call of a rewritable relation, as a sideways order finds it: the index of its literal in the body,
-#: its atom, the literals before it that bind it, and the variables they (and the guard) bind.
-Call = tuple[int, Atom, list[Literal], set[str]]
+#: its atom, the indexes of the literals before it that bind it, and the variables they (and the guard)
+#: bind.
+Call = tuple[int, Atom, list[int], set[str]]
 #: A sideways order: given a body, the variables bound on entry and the rewritable relations, the order
 #: of the rewritten body (indexes into the body) and each call of a rewritable relation.
 Order = Callable[[Sequence[Literal], set[str], Collection[str]], tuple[list[int], list[Call]]]
@@ -156,7 +157,6 @@ def rewrite_rules(
         if relation in asked or relation not in candidates
     ]
     done: set[tuple[str, int, Adornment | None]] = set(todo)
-    results: dict[int, list[Rewritten]] = {}
 
     def call(atom: Atom, known: set[str]) -> tuple[Atom, Adornment | None]:
         """What a body reads for ``atom``, with ``known`` variables bound; schedules the rules it needs."""
@@ -175,13 +175,21 @@ def rewrite_rules(
             return atom, None
         return Atom(target, atom.args, atom.span), adornment
 
+    found: list[Rewritten] = []
     while todo:
         relation, arity, adornment = todo.pop()
         for number in rules_of.get((relation, arity), ()):
-            results.setdefault(number, []).append(
-                _rewrite_rule(number, rules[number], adornment, candidates, adorn, order, feed, call)
-            )
-    return [item for number in sorted(results) for item in results[number]]
+            rewritten = _rewrite_rule(number, rules[number], adornment, candidates, adorn, order, None, call)
+            found.append(rewritten)
+    found.sort(key=lambda item: item.source)  # stable: a rule's adornments in the order they were asked
+    if feed is None:
+        return found
+    # The feed may name what it makes in the order it is called (the splitter's auxiliary relations):
+    # called in the order of the rules, its results do not depend on the order demands were found in.
+    return [
+        _rewrite_rule(item.source, rules[item.source], item.adornment, candidates, adorn, order, feed, call)
+        for item in found
+    ]
 
 
 def _rewrite_rule(
@@ -213,7 +221,8 @@ def _rewrite_rule(
         if called is None:
             continue
         demand = Atom(magic_name(atom.relation, called), _bound_args(atom, called), atom.span)
-        feeding = [*guard, *binders]
+        # The binders as the rewritten body reads them (a call before this one reads its copy).
+        feeding = [*guard, *(replaced.get(binder, body[binder]) for binder in binders)]
         magic.append((demand, tuple(feeding if feed is None else feed(demand, feeding, body))))
         literal = body[index]
         replaced[index] = Not(target, literal.span) if isinstance(literal, Not) else target
@@ -257,7 +266,7 @@ def written_order(
     """Literals in written order, except that a negation or ``distinct`` waits until every variable it
     reads is bound (as safety promises will happen); each call is bound by the literals before it."""
     bound = set(known)
-    prefix: list[Literal] = []
+    prefix: list[int] = []
     sequence: list[int] = []
     calls: list[Call] = []
     waiting: list[int] = []
@@ -269,7 +278,7 @@ def written_order(
             calls.append((index, atom, list(prefix), set(bound)))
         sequence.append(index)
         if not isinstance(literal, Not):
-            prefix.append(literal)
+            prefix.append(index)
             bound.update(_literal_names(literal))
 
     for index, literal in enumerate(body):
@@ -292,11 +301,9 @@ def bound_first_order(
     the calls before them, taken with the fewest unbound variables first; negated calls by every
     positive literal."""
     bound = set(known)
-    before: list[Literal] = [
-        lit for lit in body if isinstance(lit, Atom) and lit.relation not in rewritable
-    ]
-    for literal in before:
-        bound |= _literal_names(literal)
+    before = [i for i, lit in enumerate(body) if isinstance(lit, Atom) and lit.relation not in rewritable]
+    for index in before:
+        bound |= _literal_names(body[index])
     pending = [
         index for index, lit in enumerate(body) if isinstance(lit, Atom) and lit.relation in rewritable
     ]
@@ -307,7 +314,7 @@ def bound_first_order(
         atom = body[chosen]
         assert isinstance(atom, Atom)
         calls.append((chosen, atom, list(before), set(bound)))
-        before.append(atom)
+        before.append(chosen)
         bound |= _literal_names(atom)
     for index, negated in enumerate(body):
         if isinstance(negated, Not) and negated.atom.relation in rewritable:

@@ -29,7 +29,9 @@ import numpy.typing as npt
 
 from gdl.check import CheckedProgram
 from gdl.engines.base import goal_number
-from gdl.ground import FALSE, TRUE, Gate, PropNet, build, instantiate, value_text
+from gdl.ground.grounding import value_text
+from gdl.ground.instantiate import instantiate
+from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet, build
 
 Words = npt.NDArray[np.uint64]
 Ints = npt.NDArray[np.int64]

@@ -18,17 +18,9 @@ from functools import cached_property
 from gdl.check import CheckedProgram
 from gdl.engines.native import TERMINAL, Kernel, flatten
 from gdl.errors import GameDefinitionError
-from gdl.ground import (
-    DEFAULT_MAX_ATOMS,
-    DEFAULT_MAX_SECONDS,
-    FALSE,
-    TRUE,
-    Gate,
-    PropNet,
-    build,
-    instantiate,
-    term_of,
-)
+from gdl.ground.grounding import term_of
+from gdl.ground.instantiate import DEFAULT_MAX_ATOMS, DEFAULT_MAX_SECONDS, instantiate
+from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet, build
 from gdl.syntax.model import Term
 
 #: Terms per statement when an output mask is assembled (keeps the compiler's recursion shallow).

@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from gdl.ground import FALSE, TRUE, Gate, PropNet
+from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet
 
 Ints = npt.NDArray[np.int32]
 

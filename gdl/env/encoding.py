@@ -30,7 +30,8 @@ import numpy as np
 from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS
 from gdl.errors import GameDefinitionError, GameTooLargeError, IllegalMoveError, UnknownRoleError
 from gdl.game import Game, State, load
-from gdl.ground import Grounding, instantiate, term_of, value_text
+from gdl.ground.grounding import Grounding, term_of, value_text
+from gdl.ground.instantiate import instantiate
 from gdl.render import render
 from gdl.syntax.model import Term
 from gdl.views import View

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from gdl.check import check_text
 from gdl.errors import GameTooLargeError
-from gdl.ground import instantiate
 from gdl.ground.facts import Budget
+from gdl.ground.instantiate import instantiate
 
 
 def main() -> None:
