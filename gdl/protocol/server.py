@@ -550,10 +550,10 @@ class PlayerServer:
     async def _stop_player(self, session: _Session, completed: bool | None, reason: str = "") -> None:
         """Tell the player the match is over (``completed`` None: say nothing) and end its work: the
         referee at once, the player once it has heard (a process still busy then is killed)."""
-        if session.referee is not None:
-            await self._in_thread(session.referee.follower.kill, "the match is over")
-            await self._in_thread(session.referee.follower.close)
         try:
+            if session.referee is not None:
+                await self._in_thread(session.referee.follower.kill, "the match is over")
+                await self._in_thread(session.referee.follower.close)
             if completed is not None and await self._settle(
                 session, time.monotonic() + session.play_clock, "its last call"
             ):

@@ -17,6 +17,7 @@ import multiprocessing.connection
 import os
 import resource
 import signal
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,14 +147,19 @@ class WorkerProcess:
         self.process: multiprocessing.process.BaseProcess | None = None
         #: Why the worker ended, when it broke a limit or was killed; None while it serves.
         self.failure: str | None = None
+        # Starting takes a while on a busy machine; a kill or close from another thread meanwhile waits for
+        # the process to have started, and then ends it (a process not yet started cannot be joined).
+        self._starting = threading.Lock()
 
     def start(self) -> None:
         forkserver = context()
-        self.connection, child = forkserver.Pipe()
-        self.process = forkserver.Process(
-            target=_serve, args=(child, self.target, self.limits, self.niceness), name=self.name, daemon=True
-        )
-        self.process.start()
+        with self._starting:
+            self.connection, child = forkserver.Pipe()
+            self.process = forkserver.Process(
+                target=_serve, args=(child, self.target, self.limits, self.niceness), name=self.name,
+                daemon=True,
+            )
+            self.process.start()
         child.close()
 
     def call(self, method: str, cpu_seconds: float, *args: Any) -> Any:
@@ -195,20 +201,22 @@ class WorkerProcess:
         if reason is not None and self.failure is None:
             self.failure = reason
         # The pipe stays open: a thread may be reading it, and reads the end of the file instead.
-        if self.process is not None and self.process.is_alive():
-            self.process.kill()
-            self.process.join(5.0)
+        with self._starting:
+            if self.process is not None and self.process.is_alive():
+                self.process.kill()
+                self.process.join(5.0)
 
     def close(self, wait: float = 1.0) -> None:
         """Let the process end by itself within ``wait`` seconds (it ends when the pipe closes), else kill
         it."""
-        if self.connection is not None:
-            self.connection.close()
-        if self.process is not None:
-            self.process.join(wait)
-            if self.process.is_alive():
-                self.process.kill()
-                self.process.join(5.0)
+        with self._starting:
+            if self.connection is not None:
+                self.connection.close()
+            if self.process is not None:
+                self.process.join(wait)
+                if self.process.is_alive():
+                    self.process.kill()
+                    self.process.join(5.0)
 
 
 def run_limited(target: Any, method: str, cpu_seconds: float, limits: Limits, *args: Any) -> Any:
