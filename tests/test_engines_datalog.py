@@ -27,3 +27,25 @@ def test_under_the_limit_the_game_plays(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(gdl.engines.datalog, "STATIC_FACT_LIMIT", 30_000)
     state = gdl.parse(CUBE, engine="datalog", file="cube.kif").initial_state()
     assert state.next({"r": "go"}).goals() == {"r": 100}
+
+
+#: Cheap to ask about, dear to step as written: ``next`` reads a per-state relation of 50 ** 3 facts of
+#: which the demand-driven rewriting computes 50 (mummymaze1p's mummy moves are of this kind).
+STEP_DEAR = " ".join(f"(n {i})" for i in range(50)) + " ".join(f"(succ {i} {i + 1})" for i in range(8)) + """
+    (role r) (init (c 0)) (init on) (<= (legal r go) (true on))
+    (<= (pair ?x ?y ?z) (true on) (n ?x) (n ?y) (n ?z))
+    (<= (next (c ?y)) (does r go) (true (c ?x)) (succ ?x ?y) (pair ?x ?y 0))
+    (<= (next on) (true on))
+    (<= terminal (true (c 8))) (<= (goal r 100) (true (c 8))) (<= (goal r 0) (not (true (c 8))))
+"""
+
+
+def test_the_trial_of_the_two_evaluations_takes_a_step() -> None:
+    checked = gdl.parse(STEP_DEAR, engine="datalog", file="step.kif").checked
+    reasoner = gdl.engines.datalog.DatalogReasoner(checked)
+    assert reasoner.demand_driven
+    state = reasoner.initial()
+    for _ in range(8):
+        assert not reasoner.terminal(state)
+        state = reasoner.next(state, reasoner.legal(state, 0))
+    assert reasoner.terminal(state)

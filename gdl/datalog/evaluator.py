@@ -103,7 +103,9 @@ class Database:
             spec.build(facts, self._indexes[spec])
 
     def forget_indexes(self, relation: str) -> None:
-        for spec in self._specs_of.pop(relation, ()):
+        if relation not in self._specs_of:
+            return
+        for spec in self._specs_of.pop(relation):
             del self._indexes[spec]
 
 
@@ -280,16 +282,25 @@ class Evaluator:
             return
         for head in stratum.heads:
             database.own(head)
+        # Each head's delta: the facts new in the last round, owned here so that indexes on it are
+        # built in this database. A round touches only the heads with news or with a delta to clear:
+        # magic sets make strata of a dozen heads that take a round per step of demand, most of them idle.
+        deltas = [(head, DELTA + head) for head in stratum.heads]
+        for _, delta in deltas:
+            owned.add(delta)
+            relations[delta] = set()
         news: dict[str, set[Fact]] = {head: set() for head in stratum.heads}
         for rule in stratum.rules:
             rule.run(relations, index, _adder(news[rule.head], rule.head, limit, deadline))
-        deltas = [DELTA + head for head in stratum.heads]
         while True:
             progress = False
-            for head, delta in zip(stratum.heads, deltas, strict=True):
-                fresh = news[head] - relations[head]
-                database.forget_indexes(delta)
-                database.own(delta)
+            for head, delta in deltas:
+                new = news[head]
+                if relations[delta]:
+                    database.forget_indexes(delta)
+                elif not new:
+                    continue
+                fresh = new - relations[head] if new else new
                 relations[delta] = fresh
                 if fresh:
                     progress = True
@@ -298,13 +309,13 @@ class Evaluator:
                 break
             news = {head: set() for head in stratum.heads}
             for delta, rule in stratum.variants:
-                if relations.get(delta):
+                if relations[delta]:
                     rule.run(relations, index, _adder(news[rule.head], rule.head, limit, deadline))
                     if limit is not None and len(relations[rule.head]) > limit:
                         raise _too_many(rule.head, limit)
-        for delta in deltas:
+        for _, delta in deltas:
             database.forget_indexes(delta)
-            database.owned.discard(delta)
+            owned.discard(delta)
             del relations[delta]
 
 

@@ -165,9 +165,12 @@ class _Strata:
         )
 
     def state_seconds(self, state: DatalogState, deadline: float) -> float | None:
-        """CPU seconds to answer legal, terminal and goal in ``state`` once the strata are compiled (by
-        a first run; the best of up to three runs), or None when the runs pass ``deadline``."""
-        numbers = sorted({n for query in (_LEGAL, _TERMINAL, _GOAL) for n in self.needed[query]})
+        """CPU seconds to take a step from ``state`` once the strata are compiled (by a first run; the
+        best of up to three runs), or None when the runs pass ``deadline``: legal, terminal and goal in
+        the state, then ``next`` after the joint move of each role's first legal move (a game can be
+        cheap to ask about and dear to step, as mummymaze1p's mummy moves are)."""
+        numbers = sorted({n for query in (_LEGAL, _TERMINAL, _GOAL, _NEXT) for n in self.needed[query]})
+        roles = sorted(fact[0] for fact in self.static.facts("role/1"))
         best = math.inf
         for run in range(4):
             database = Database(self.static)
@@ -176,6 +179,14 @@ class _Strata:
             try:
                 for number in numbers:
                     self.evaluator.run(number, database, deadline=deadline)
+                moves: dict[int, int] = {}
+                for role, move in sorted(database.facts("legal/2")):
+                    moves.setdefault(role, move)
+                if len(moves) == len(roles) and moves.keys() == set(roles):
+                    database = Database(database)
+                    database.own("does/2", moves.items())
+                    for number in self.next_move_strata:
+                        self.evaluator.run(number, database, deadline=deadline)
             except TimeoutError:
                 return None
             if time.process_time() > deadline:
