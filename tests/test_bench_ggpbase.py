@@ -49,15 +49,22 @@ def test_a_class_path_without_the_harness_is_a_clear_error(
 def test_the_table_gives_medians_runs_and_the_ratio() -> None:
     bench = _script()
     rows = [
-        bench.Row("chess", prover=[16.0, 18.0, 15.0], datalog=[30.0, 40.0, 35.0]),
+        bench.Row("chess", prover=[16.0, 18.0, 15.0], datalog=[30.0, 40.0, 35.0], prover_process=[9.0, 8.0]),
         bench.Row("amazons", prover=[2.0], failures={"datalog": "timed out after 240 s"}),
     ]
     lines = bench.table(rows).splitlines()
-    assert lines[2] == "| chess | 16 (16, 18, 15) | 35 (30, 40, 35) | 2.19 |"
-    assert lines[3] == "| amazons | 2 (2) | timed out after 240 s |  |"
+    assert lines[2] == "| chess | 16 (16, 18, 15) | 8.5 | 35 (30, 40, 35) | 2.19 |"
+    assert lines[3] == "| amazons | 2 (2) |  | timed out after 240 s |  |"
     assert bench.Row("nim1", prover=[12345.0], datalog=[6172.5]).cells()[1:] == [
-        "12,345 (12,345)", "6,172 (6,172)", "0.50",
+        "12,345 (12,345)", "", "6,172 (6,172)", "0.50",
     ]
+
+
+def test_a_failed_run_says_its_exception() -> None:
+    bench = _script()
+    stderr = 'Exception in thread "main" There are no legal moves\n\tat ProverBench.main(ProverBench.java)\n'
+    assert bench._why(stderr, 1) == 'Exception in thread "main" There are no legal moves'
+    assert bench._why("", 3) == "exit status 3"
 
 
 def test_both_json_shapes_are_read() -> None:

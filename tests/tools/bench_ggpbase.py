@@ -48,14 +48,18 @@ class Row:
     prover: list[float] = field(default_factory=list)
     datalog: list[float] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)
+    #: The reference's states per CPU-second of the whole JVM (GC and JIT threads included).
+    prover_process: list[float] = field(default_factory=list)
 
     def cells(self) -> list[str]:
         prover = _median(self.prover)
         datalog = _median(self.datalog)
+        process = _median(self.prover_process)
         ratio = f"{datalog / prover:.2f}" if prover and datalog else ""
         return [
             self.game,
             _figure(prover, self.prover, self.failures.get("prover")),
+            _number(process) if process is not None else "",
             _figure(datalog, self.datalog, self.failures.get("datalog")),
             ratio,
         ]
@@ -78,8 +82,8 @@ def _figure(median: float | None, values: list[float], failure: str | None) -> s
 
 
 HEADER = (
-    "| game | ggp-base prover, states/CPU-s (runs) | Datalog engine, states/CPU-s (runs) "
-    "| Datalog / prover |\n|---|---:|---:|---:|"
+    "| game | ggp-base prover, states per thread CPU-s (runs) | prover, per process CPU-s "
+    "| Datalog engine, states per CPU-s (runs) | Datalog / prover |\n|---|---:|---:|---:|---:|"
 )
 
 
@@ -133,18 +137,25 @@ def probe(java: str, classpath: str) -> None:
         raise ReferenceMissing(f"the reference does not run from this class path ({last})")
 
 
-def measure(command: list[str], timeout: float) -> tuple[float | None, str | None]:
-    """States per CPU-second that ``command`` reports, or None and why there is none."""
+def _why(stderr: str, status: int) -> str:
+    """The line of a failed run's error output that says what went wrong (a Java exception's first)."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    said = [line for line in lines if "Exception" in line or "Error" in line] or lines
+    return said[0][:100] if said else f"exit status {status}"
+
+
+def measure(command: list[str], timeout: float) -> tuple[dict[str, object] | None, str | None]:
+    """What ``command`` reports (its JSON object), or None and why there is none."""
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None, f"timed out after {timeout:g} s"
     if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        return None, f"failed: {last[:80]}"
+        return None, f"failed: {_why(done.stderr, done.returncode)}"
     try:
         result = _last_json(done.stdout)
-        return float(str(result["states_per_cpu_s"])), None
+        float(str(result["states_per_cpu_s"]))
+        return result, None
     except (ValueError, KeyError) as problem:
         return None, f"unreadable output: {problem}"
 
@@ -192,15 +203,19 @@ def main(argv: list[str] | None = None) -> int:
                 "datalog": datalog_command(game, args.time_limit),
             }
             for system, command in commands.items():
-                figure, failure = measure(_pinned(command, cpu), args.timeout)
-                if figure is not None:
-                    getattr(row, system).append(figure)
+                if "timed out" in row.failures.get(system, ""):
+                    continue  # a run that timed out once would time out again: spare the machine
+                result, failure = measure(_pinned(command, cpu), args.timeout)
+                if result is not None:
+                    getattr(row, system).append(float(str(result["states_per_cpu_s"])))
+                    if "states_per_process_cpu_s" in result:
+                        row.prover_process.append(float(str(result["states_per_process_cpu_s"])))
                 elif failure:
                     row.failures[system] = failure
                 if args.jsonl:
                     with args.jsonl.open("a", encoding="utf-8") as out:
                         out.write(json.dumps({"game": game.stem, "system": system, "run": run,
-                                              "states_per_cpu_s": figure, "failure": failure}) + "\n")
+                                              "result": result, "failure": failure}) + "\n")
         rows.append(row)
         print("| " + " | ".join(row.cells()) + " |", flush=True)
     print()
