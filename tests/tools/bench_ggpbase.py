@@ -1,0 +1,227 @@
+"""ggp-base's prover beside the Datalog engine: states per CPU-second, same run, medians.
+
+    .venv/bin/python tests/tools/bench_ggpbase.py --classpath CLASSPATH [GAME...] [--runs 3]
+        [--time-limit 10] [--timeout 600] [--cpu 0] [--jsonl FILE]
+
+CLASSPATH holds an already-built reference: ggp-base's ProverStateMachine (classes compiled from
+ggp-base's public sources), Guava, and the harness class ``ProverBench`` that plays random depth
+charges and prints a ``gdl bench``-shaped JSON line. Neither is in this repository: docs/performance.md
+("ggp-base's prover beside the Datalog engine") says how to build them by hand. GAME is a .kif path or
+a corpus game's name (looked up in ../shared/corpus/games); by default the games of issue 15 item 3.
+
+For each game and each run, the reference and ``gdl bench --engine datalog`` run one after the other,
+each in its own process pinned to one core (``taskset -c CPU``) and killed after ``--timeout`` seconds.
+Prints one markdown row per game as soon as it is measured (medians of the runs that finished), then
+the table again at the end; ``--jsonl`` appends every single measurement to FILE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT.parent / "shared" / "corpus" / "games"
+PROBE_GAME = ROOT / "games" / "tictactoe.kif"
+DEFAULT_GAMES = (
+    "mummymaze1p", "chess", "amazons", "alexchess", "racer",
+    "tictactoe", "connectfour", "breakthrough", "nim1", "hanoi", "buttons", "blocker",
+)
+JVM_FLAGS = ("-XX:+UseSerialGC", "-Xss64m", "-Xmx4g")
+
+
+class ReferenceMissing(Exception):
+    """The ggp-base reference cannot be run from the given class path."""
+
+
+@dataclass
+class Row:
+    """The measurements of one game: states per CPU-second of each run, or why a run gave none."""
+
+    game: str
+    prover: list[float] = field(default_factory=list)
+    datalog: list[float] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)
+    #: The reference's states per CPU-second of the whole JVM (GC and JIT threads included).
+    prover_process: list[float] = field(default_factory=list)
+
+    def cells(self) -> list[str]:
+        prover = _median(self.prover)
+        datalog = _median(self.datalog)
+        process = _median(self.prover_process)
+        ratio = f"{datalog / prover:.2f}" if prover and datalog else ""
+        return [
+            self.game,
+            _figure(prover, self.prover, self.failures.get("prover")),
+            _number(process) if process is not None else "",
+            _figure(datalog, self.datalog, self.failures.get("datalog")),
+            ratio,
+        ]
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def _figure(median: float | None, values: list[float], failure: str | None) -> str:
+    if median is None:
+        return failure or ""
+    runs = ", ".join(_number(value) for value in values)
+    note = f"; {failure}" if failure else ""
+    return f"{_number(median)} ({runs}{note})"
+
+
+HEADER = (
+    "| game | ggp-base prover, states per thread CPU-s (runs) | prover, per process CPU-s "
+    "| Datalog engine, states per CPU-s (runs) | Datalog / prover |\n|---|---:|---:|---:|---:|"
+)
+
+
+def table(rows: list[Row]) -> str:
+    """The markdown table of ``rows``: medians, each run in brackets, and the ratio of the medians."""
+    return "\n".join([HEADER, *("| " + " | ".join(row.cells()) + " |" for row in rows)])
+
+
+def _pinned(command: list[str], cpu: str | None) -> list[str]:
+    if cpu is None or shutil.which("taskset") is None:
+        return command
+    return ["taskset", "-c", cpu, *command]
+
+
+def _last_json(text: str) -> dict[str, object]:
+    """The JSON object that ends ``text`` (``gdl bench --json`` indents it; the reference prints one line)."""
+    start = text.rfind("\n{")
+    parsed: dict[str, object] = json.loads(text[start + 1 :] if start >= 0 else text)
+    return parsed
+
+
+def reference_command(java: str, classpath: str, game: Path, seconds: float, warm_up: float) -> list[str]:
+    """The command that measures ``game`` with the ggp-base reference."""
+    return [
+        java, *JVM_FLAGS, "-cp", classpath, "ProverBench", str(game),
+        "--time-limit", str(seconds), "--warm-up", str(warm_up), "--json",
+    ]
+
+
+def datalog_command(game: Path, seconds: float) -> list[str]:
+    """The command that measures ``game`` with gdl's Datalog engine."""
+    gdl = Path(sys.executable).with_name("gdl")
+    return [str(gdl) if gdl.exists() else "gdl", "bench", str(game), "--engine", "datalog",
+            "--time-limit", str(seconds), "--json"]
+
+
+def probe(java: str, classpath: str) -> None:
+    """Raise ReferenceMissing unless the reference plays a bundled game from ``classpath``."""
+    if shutil.which(java) is None:
+        raise ReferenceMissing(f"no java executable '{java}' (the reference needs Java 17 or later)")
+    missing = [entry for entry in classpath.split(":") if entry and not Path(entry).exists()]
+    if missing:
+        raise ReferenceMissing(f"the class path names what does not exist: {', '.join(missing)}")
+    command = reference_command(java, classpath, PROBE_GAME, 0.0, 0.0)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired as timeout:
+        raise ReferenceMissing("the reference did not answer on tictactoe within 120 s") from timeout
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise ReferenceMissing(f"the reference does not run from this class path ({last})")
+
+
+def _why(stderr: str, status: int) -> str:
+    """The line of a failed run's error output that says what went wrong (a Java exception's first)."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    said = [line for line in lines if "Exception" in line or "Error" in line] or lines
+    return said[0][:100] if said else f"exit status {status}"
+
+
+def measure(command: list[str], timeout: float) -> tuple[dict[str, object] | None, str | None]:
+    """What ``command`` reports (its JSON object), or None and why there is none."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"timed out after {timeout:g} s"
+    if done.returncode != 0:
+        return None, f"failed: {_why(done.stderr, done.returncode)}"
+    try:
+        result = _last_json(done.stdout)
+        float(str(result["states_per_cpu_s"]))
+        return result, None
+    except (ValueError, KeyError) as problem:
+        return None, f"unreadable output: {problem}"
+
+
+def resolve(game: str) -> Path:
+    """A game given as a path, or by its name in the corpus."""
+    path = Path(game)
+    if path.suffix == ".kif" and path.exists():
+        return path
+    return CORPUS / f"{game}.kif"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("games", nargs="*", default=list(DEFAULT_GAMES))
+    parser.add_argument("--classpath", required=True, help="class path of the built ggp-base reference")
+    parser.add_argument("--java", default="java")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--time-limit", type=float, default=10.0, help="seconds each run measures")
+    parser.add_argument("--warm-up", type=float, default=3.0, help="CPU seconds of JIT warm-up (reference)")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds before a run is killed")
+    parser.add_argument("--cpu", default="0", help="core to pin to (taskset -c); 'none' not to pin")
+    parser.add_argument("--jsonl", type=Path, help="append every measurement to this file")
+    args = parser.parse_args(argv)
+    cpu = None if args.cpu == "none" else args.cpu
+    try:
+        probe(args.java, args.classpath)
+    except ReferenceMissing as problem:
+        print(f"bench_ggpbase: {problem}; build the reference as docs/performance.md says "
+              "(section: ggp-base's prover beside the Datalog engine)", file=sys.stderr)
+        return 2
+    rows: list[Row] = []
+    print(HEADER, flush=True)
+    for name in args.games:
+        game = resolve(name)
+        if not game.exists():
+            print(f"bench_ggpbase: no game {name} ({game})", file=sys.stderr)
+            return 2
+        row = Row(game.stem)
+        for run in range(args.runs):
+            commands = {
+                "prover": reference_command(args.java, args.classpath, game, args.time_limit, args.warm_up),
+                "datalog": datalog_command(game, args.time_limit),
+            }
+            for system, command in commands.items():
+                if "timed out" in row.failures.get(system, ""):
+                    continue  # a run that timed out once would time out again: spare the machine
+                result, failure = measure(_pinned(command, cpu), args.timeout)
+                if result is not None:
+                    getattr(row, system).append(float(str(result["states_per_cpu_s"])))
+                    if "states_per_process_cpu_s" in result:
+                        row.prover_process.append(float(str(result["states_per_process_cpu_s"])))
+                elif failure:
+                    row.failures[system] = failure
+                if args.jsonl:
+                    with args.jsonl.open("a", encoding="utf-8") as out:
+                        out.write(json.dumps({"game": game.stem, "system": system, "run": run,
+                                              "result": result, "failure": failure}) + "\n")
+        rows.append(row)
+        print("| " + " | ".join(row.cells()) + " |", flush=True)
+    print()
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
