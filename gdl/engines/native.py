@@ -14,10 +14,15 @@ reader's counter moves by one, and only a reader whose counter crosses zero chan
 block (where counters would be unsound: a positive cycle could keep itself true) that a change reaches
 is evaluated again as a whole. The fanout also keeps, as the network changes, each role's set of legal
 moves and the set of base propositions whose ``next`` differs from their value; so a step costs the
-gates a move reaches, with no scan of the outputs. The kernel, :func:`gdl.engines.kernel.playout`,
-plays: stop at a terminal state; choose each role's move uniformly in its set (xorshift64*, seeded by
-the caller); set the inputs and propagate; flip the base propositions whose ``next`` differs and take
-the inputs back, in one propagation; at the end, read the goals.
+gates a move reaches, with no scan of the outputs. A role's legal outputs that share a conjunct (whose
+turn it is) are kept apart, as the rest of their conjunction, in a set that counts only while the
+conjunct holds: the turn passing then changes no set (in breakthrough it toggled 310 legal outputs).
+
+The kernel, :func:`gdl.engines.kernel.playout`, plays: stop at a terminal state; choose each role's
+move uniformly in its sets (xorshift64*, seeded by the caller); set the inputs and propagate; flip the
+base propositions whose ``next`` differs and propagate; at the end, read the goals. The inputs of a step
+are taken back either with the flips or with the next step's inputs (legal, goal and terminal never
+read them), whichever propagates less over a few playouts when the network is flattened.
 
 A playout starts from a saved copy of the network evaluated in the state the last playout started
 from (a copy of memory); from another state, it propagates the base propositions that differ (or
