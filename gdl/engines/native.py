@@ -98,18 +98,19 @@ class Kernel:
         #: Goal keys of the kernel (see :meth:`goals_of`) and the goal indexes they stand for.
         self._goals_of: dict[int, tuple[int, ...]] = {}
 
-    def calibrate(self, initial: int, playouts: int = 16) -> None:
+    def calibrate(self, initial: int, playouts: int = 8, depth: int = 50) -> None:
         """Choose how the kernel takes the inputs of a step back: as the base propositions flip, or as
         the next step's inputs are set (fewer changes where the same gates read the moves of successive
         steps, more where the flips then pass through gates the inputs hold open): the one that
-        propagates less over some playouts from ``initial``, which the saved network is left in."""
+        propagates less over some short playouts from ``initial`` (a few hundred steps at most, so that
+        a large network is not slow to load), which the saved network is left in."""
         sizes = self.section(SIZES)
         work = []
         for swap in (0, 1):
             sizes[SWAP_INPUTS] = swap
             sizes[WORK] = 0
             for seed in range(playouts):
-                self.run(initial, seed, 1000)
+                self.run(initial, seed, depth)
             work.append(int(sizes[WORK]))
         sizes[SWAP_INPUTS] = int(work[1] < work[0])
 
