@@ -248,15 +248,15 @@ def play(
                         if counts[i] == 0:
                             lost |= _ONE << np.uint64(i)
                             continue
-                        pick = 0
+                        option = options[i, 0]
                         if counts[i] > 1:
                             state ^= state >> np.uint64(12)
                             state ^= state << np.uint64(25)
                             state ^= state >> np.uint64(27)
                             draw = (state * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(32)
-                            pick = int((draw * np.uint64(counts[i])) >> np.uint64(32))
+                            option = options[i, np.int64((draw * np.uint64(counts[i])) >> np.uint64(32))]
                         # A lane that turns out stuck gets inputs too; its successor is not used.
-                        rows[base + inputs[options[i, pick]] * words + k] |= _ONE << np.uint64(i)
+                        rows[base + inputs[option] * words + k] |= _ONE << np.uint64(i)
                 stuck[k] = lost
                 if lost:
                     anything = True
