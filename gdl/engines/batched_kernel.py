@@ -167,8 +167,10 @@ def play(
     ended = np.empty(words, dtype=np.uint64)
     stuck = np.empty(words, dtype=np.uint64)
     counts = np.empty(64, dtype=np.int64)
-    targets = np.empty(64, dtype=np.int64)
-    chosen = np.empty((roles, 64), dtype=np.int64)
+    widest = 1
+    for role in range(roles):
+        widest = max(widest, starts[role + 1] - starts[role])
+    options = np.empty((64, widest), dtype=np.int32)
     # splitmix64 of the seed starts a xorshift64* generator.
     state = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
     state = (state ^ (state >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -192,11 +194,13 @@ def play(
                     rows[at + k] = 0
             evaluate(rows, base, words, schedule, lits, phases[0], phases[1], scratch)
             anything = False
+            deepest = depth[lane0 : lane0 + 64 * words].max()
             for k in range(words):
                 over = np.uint64(0)
-                for i in range(64):
-                    if depth[lane0 + k * 64 + i] >= max_depth:
-                        over |= _ONE << np.uint64(i)
+                if deepest >= max_depth:
+                    for i in range(64):
+                        if depth[lane0 + k * 64 + i] >= max_depth:
+                            over |= _ONE << np.uint64(i)
                 ended[k] = (_word(rows, base, words, terminal, k) | over) & live[block * words + k]
                 if ended[k]:
                     anything = True
@@ -229,46 +233,30 @@ def play(
                 for role in range(roles):
                     for i in range(64):
                         counts[i] = 0
+                    # Each lane's legal moves, listed in one pass over the set bits of the legal rows.
                     for j in range(starts[role], starts[role + 1]):
                         bits = _word(rows, base, words, outputs[j], k) & active
                         while bits:
-                            counts[_lowest(bits)] += 1
+                            i = _lowest(bits)
                             bits &= bits - _ONE
-                    pending = active
+                            options[i, counts[i]] = j - starts[0]
+                            counts[i] += 1
                     bits = active
                     while bits:
                         i = _lowest(bits)
                         bits &= bits - _ONE
                         if counts[i] == 0:
                             lost |= _ONE << np.uint64(i)
-                            pending &= ~(_ONE << np.uint64(i))
-                        elif counts[i] == 1:
-                            targets[i] = 0
-                        else:
+                            continue
+                        option = options[i, 0]
+                        if counts[i] > 1:
                             state ^= state >> np.uint64(12)
                             state ^= state << np.uint64(25)
                             state ^= state >> np.uint64(27)
                             draw = (state * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(32)
-                            targets[i] = np.int64((draw * np.uint64(counts[i])) >> np.uint64(32))
-                    for j in range(starts[role], starts[role + 1]):
-                        if not pending:
-                            break
-                        bits = _word(rows, base, words, outputs[j], k) & pending
-                        while bits:
-                            i = _lowest(bits)
-                            bits &= bits - _ONE
-                            if targets[i] == 0:
-                                chosen[role, i] = j - starts[0]
-                                pending &= ~(_ONE << np.uint64(i))
-                            else:
-                                targets[i] -= 1
-                moving = active & ~lost
-                for role in range(roles):
-                    bits = moving
-                    while bits:
-                        i = _lowest(bits)
-                        bits &= bits - _ONE
-                        rows[base + inputs[chosen[role, i]] * words + k] |= _ONE << np.uint64(i)
+                            option = options[i, np.int64((draw * np.uint64(counts[i])) >> np.uint64(32))]
+                        # A lane that turns out stuck gets inputs too; its successor is not used.
+                        rows[base + inputs[option] * words + k] |= _ONE << np.uint64(i)
                 stuck[k] = lost
                 if lost:
                     anything = True
