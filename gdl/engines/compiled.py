@@ -11,6 +11,7 @@ with one mask test on ``d``.
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
@@ -27,6 +28,27 @@ from gdl.syntax.model import Term
 _CHUNK = 64
 #: How deep gates are written into each other's expressions (the parser limits nesting).
 _MAX_NESTING = 20
+#: Masks wider than this are named constants of the generated code, not literals: a literal's text grows
+#: with the number of base propositions, and a large network reads hundreds of thousands of masks.
+_LITERAL_BITS = 256
+
+
+class _Constants:
+    """The names of the wide masks that generated code reads; narrow ones are written as literals."""
+
+    def __init__(self) -> None:
+        #: The value of each name, for the namespace of the generated code.
+        self.values: dict[str, int] = {}
+        self._names: dict[int, str] = {}
+
+    def __call__(self, value: int) -> str:
+        if value.bit_length() <= _LITERAL_BITS:
+            return f"{value:#x}"
+        name = self._names.get(value)
+        if name is None:
+            name = self._names[value] = f"k{len(self._names)}"
+            self.values[name] = value
+        return name
 
 
 class _Writer:
@@ -35,8 +57,9 @@ class _Writer:
     A gate read once is written into the expression that reads it rather than into a variable.
     """
 
-    def __init__(self, net: PropNet, outputs: Iterable[int]) -> None:
+    def __init__(self, net: PropNet, outputs: Iterable[int], constant: _Constants) -> None:
         self.net = net
+        self.constant = constant
         self.first_input = net.first_input
         self.first_gate = net.first_gate
         self.block_of = net.block_of
@@ -53,6 +76,7 @@ class _Writer:
         }
         #: Inlined gates that the nesting limit made a writing refer to by name (see :meth:`write`).
         self.spilled: set[int] = set()
+        self._factorable_masks: dict[int, int] = {}
 
     def _kind(self, node: int) -> Gate | None:
         return self.net.kinds[node - self.first_gate] if node >= self.first_gate else None
@@ -84,6 +108,7 @@ class _Writer:
             if not self.spilled:
                 return lines
             self.inline -= self.spilled
+            self._factorable_masks.clear()
 
     def operand(self, node: int, depth: int = 0) -> str:
         """A boolean expression for a node's value."""
@@ -94,9 +119,9 @@ class _Writer:
         node, positive = self._literal(node)
         test = "!=" if positive else "=="
         if node < self.first_input:
-            return f"s & {1 << node:#x} {test} 0"
+            return f"s & {self.constant(1 << node)} {test} 0"
         if node < self.first_gate:
-            return f"d & {1 << (node - self.first_input):#x} {test} 0"
+            return f"d & {self.constant(1 << (node - self.first_input))} {test} 0"
         text = self._gate(node, depth)
         return text if positive else f"not {text}"
 
@@ -118,7 +143,7 @@ class _Writer:
                     (self._factorable(arg), self.expression(arg, depth + 1, self._factorable(arg)))
                     for arg in factorable
                 ]
-                parts.append(_decide(items))
+                parts.append(_decide(items, self.constant))
                 args = tuple(arg for arg in args if not self._factorable(arg))
         for arg in args:
             target, positive = self._literal(arg)
@@ -135,10 +160,11 @@ class _Writer:
         for (var, positive), mask in masks.items():
             if not mask:
                 continue
+            m = self.constant(mask)
             if conjunction:
-                tests.append(f"{var} & {mask:#x} == {mask:#x}" if positive else f"not {var} & {mask:#x}")
+                tests.append(f"{var} & {m} == {m}" if positive else f"not {var} & {m}")
             else:
-                tests.append(f"{var} & {mask:#x} != 0" if positive else f"{var} & {mask:#x} != {mask:#x}")
+                tests.append(f"{var} & {m} != 0" if positive else f"{var} & {m} != {m}")
         parts = tests + parts
         if not parts:
             return "True" if conjunction else "False"
@@ -168,17 +194,19 @@ class _Writer:
 
     def _factorable(self, node: int) -> int:
         """The base propositions a conjunction written into an output's test reads positively."""
-        if node < self.first_gate or node not in self.inline or self._kind(node) is not Gate.AND:
-            return 0
-        mask = 0
-        for arg in self.net.args[node - self.first_gate]:
-            if arg < self.first_input:
-                mask |= 1 << arg
+        mask = self._factorable_masks.get(node)
+        if mask is None:
+            mask = 0
+            if node >= self.first_gate and node in self.inline and self._kind(node) is Gate.AND:
+                for arg in self.net.args[node - self.first_gate]:
+                    if arg < self.first_input:
+                        mask |= 1 << arg
+            self._factorable_masks[node] = mask
         return mask
 
     def _term(self, bit: int, node: int, known: int) -> str:
         test = self.expression(node, 1, known) if known else self.operand(node)
-        return f"({1 << bit:#x} if {test} else 0)"
+        return f"({self.constant(1 << bit)} if {test} else 0)"
 
     def mask(self, name: str, bits: Sequence[tuple[int, int]]) -> list[str]:
         """Statements setting ``name`` to the int with bit ``k`` set when node ``n`` holds, for (k, n).
@@ -190,7 +218,7 @@ class _Writer:
         if count < 4:
             shared = 0
         plain = [
-            f"{1 << bit:#x}" if node == TRUE else self._term(bit, node, 0)
+            self.constant(1 << bit) if node == TRUE else self._term(bit, node, 0)
             for bit, node in bits
             if node != FALSE and not self._factorable(node) & shared
         ]
@@ -199,14 +227,16 @@ class _Writer:
         for start in range(0, len(plain), _CHUNK):
             lines.append(f"    {name} |= " + " | ".join(plain[start : start + _CHUNK]))
         if grouped:
-            lines.append(f"    if s & {shared:#x}:")
+            lines.append(f"    if s & {self.constant(shared)}:")
             for start in range(0, len(grouped), _CHUNK):
                 lines.append(f"        {name} |= " + " | ".join(grouped[start : start + _CHUNK]))
         return lines
 
 
-def generate(net: PropNet) -> str:
-    """The Python source of ``analyse``, ``goals``, ``successor`` and ``percepts`` for a network."""
+def generate(net: PropNet) -> tuple[str, dict[str, int]]:
+    """The Python source of ``analyse``, ``goals``, ``successor`` and ``percepts`` for a network, and the
+    wide masks it names."""
+    constant = _Constants()
     legal = [[(k, node) for k, (_, node) in enumerate(entries)] for entries in net.legal]
     goals = [[(k, node) for k, (_, node) in enumerate(entries)] for entries in net.goals]
     results = ", ".join(f"legal{role}" for role in range(len(legal)))
@@ -228,11 +258,12 @@ def generate(net: PropNet) -> str:
 
     def successor(writer: _Writer) -> list[str]:
         lines = ["def successor(s, d):", *writer.body(), *writer.mask("state", changing)]
-        return [*lines, f"    return state | s & {identity:#x}"]
+        return [*lines, f"    return state | s & {constant(identity)}"]
 
-    lines = _Writer(net, [net.terminal, *(n for entries in legal for _, n in entries)]).write(analyse)
-    lines += _Writer(net, [n for entries in goals for _, n in entries]).write(goal_values)
-    lines += _Writer(net, [node for _, node in changing]).write(successor)
+    asked = [net.terminal, *(n for entries in legal for _, n in entries)]
+    lines = _Writer(net, asked, constant).write(analyse)
+    lines += _Writer(net, [n for entries in goals for _, n in entries], constant).write(goal_values)
+    lines += _Writer(net, [node for _, node in changing], constant).write(successor)
     if net.sees:
         sees = [[(k, node) for k, (_, node) in enumerate(entries)] for entries in net.sees]
 
@@ -242,8 +273,8 @@ def generate(net: PropNet) -> str:
                 lines += writer.mask(f"sees{role}", bits)
             return [*lines, f"    return ({', '.join(f'sees{role}' for role in range(len(sees)))},)"]
 
-        lines += _Writer(net, [n for entries in sees for _, n in entries]).write(percepts)
-    return "\n".join(lines) + "\n"
+        lines += _Writer(net, [n for entries in sees for _, n in entries], constant).write(percepts)
+    return "\n".join(lines) + "\n", constant.values
 
 
 def _most_shared_bit(masks: Iterable[int]) -> tuple[int, int]:
@@ -257,21 +288,39 @@ def _most_shared_bit(masks: Iterable[int]) -> tuple[int, int]:
     return counts.most_common(1)[0] if counts else (0, 0)
 
 
-def _decide(items: list[tuple[int, str]]) -> str:
+def _decide(items: list[tuple[int, str]], constant: _Constants) -> str:
     """A disjunction of conjunctions ``s & mask == mask and rest``, deciding first on the shared bits."""
+    return _decide_bits([(_bit_indexes(mask), rest) for mask, rest in items], constant)
+
+
+def _decide_bits(items: list[tuple[tuple[int, ...], str]], constant: _Constants) -> str:
+    """:func:`_decide` over the masks' bit indexes, ascending (a wide mask is costly to take apart at
+    every level of the decision)."""
     decided = []
     while items:
-        shared, count = _most_shared_bit(mask for mask, _ in items)
+        counts = Counter(bit for bits, _ in items for bit in bits)
+        shared, count = counts.most_common(1)[0] if counts else (0, 0)
         if count < 3:
-            for mask, rest in items:
-                tests = [f"s & {mask:#x} == {mask:#x}"] if mask else []
+            for bits, rest in items:
+                mask = constant(sum(1 << bit for bit in bits))
+                tests = [f"s & {mask} == {mask}"] if bits else []
                 tests += [] if rest == "True" else [f"({rest})"]
                 decided.append("(" + (" and ".join(tests) or "True") + ")")
             break
-        inner = _decide([(mask & ~shared, rest) for mask, rest in items if mask & shared])
-        decided.append(f"(s & {shared:#x} != 0 and ({inner}))")
-        items = [(mask, rest) for mask, rest in items if not mask & shared]
+        inner = [(tuple(b for b in bits if b != shared), rest) for bits, rest in items if shared in bits]
+        decided.append(f"(s & {constant(1 << shared)} != 0 and ({_decide_bits(inner, constant)}))")
+        items = [(bits, rest) for bits, rest in items if shared not in bits]
     return " or ".join(decided)
+
+
+def _bit_indexes(mask: int) -> tuple[int, ...]:
+    """The indexes of the bits set in ``mask``, ascending."""
+    found = []
+    while mask:
+        low = mask & -mask
+        found.append(low.bit_length() - 1)
+        mask ^= low
+    return tuple(found)
 
 
 class CompiledReasoner:
@@ -283,12 +332,22 @@ class CompiledReasoner:
         max_atoms: int = DEFAULT_MAX_ATOMS,
         max_seconds: float = DEFAULT_MAX_SECONDS,
     ) -> None:
+        started = time.process_time()
         self.grounding = instantiate(checked, max_atoms, max_seconds)
         self.net = build(self.grounding)
+        built = time.process_time()
         self.roles = self.net.roles
-        self.source = generate(self.net)
-        namespace: dict[str, object] = {}
+        self.source, constants = generate(self.net)
+        generated = time.process_time()
+        namespace: dict[str, object] = dict(constants)
         exec(compile(self.source, f"<compiled {checked.program.source}>", "exec"), namespace)
+        #: CPU seconds of each phase of loading: instantiation, the network, code generation, compile().
+        self.phases = {
+            "instantiate": self.grounding.seconds,
+            "network": built - started - self.grounding.seconds,
+            "generate": generated - built,
+            "compile": time.process_time() - generated,
+        }
         self._analyse = namespace["analyse"]
         self._goals = namespace["goals"]
         self._successor = namespace["successor"]
