@@ -128,7 +128,8 @@ def test_hostile_starts_are_refused_or_ended_and_an_honest_match_does_not_notice
         assert post(url, f"(STOP honest {moves})") == (200, "done")
     for name, (status, reply) in outcomes.items():
         assert status == 400 and reply.startswith("error: "), (name, reply)
-        said = ("CPU time", "budget", "multiplies out", "took longer", "more than", "control character")
+        said = ("CPU time", "memory", "budget", "multiplies out", "took longer", "more than",
+                "control character")
         assert any(word in reply for word in said), reply
 
 
