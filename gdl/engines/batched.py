@@ -29,17 +29,16 @@ import numpy.typing as npt
 
 from gdl.check import CheckedProgram
 from gdl.engines.base import goal_number
+from gdl.engines.schedule import BLOCK_OP, Schedule, folded_literal
 from gdl.ground.grounding import value_text
 from gdl.ground.instantiate import instantiate
-from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet, build
+from gdl.ground.propnet import PropNet, build
 
 Words = npt.NDArray[np.uint64]
 Ints = npt.NDArray[np.int64]
 
 #: A playout stops here even if the game has not ended (as in ``gdl bench``).
 MAX_DEPTH = 10_000
-#: Schedule entries (as in :mod:`gdl.engines.batched_kernel`): an and-gate, an or-gate, a cycle block.
-AND_OP, OR_OP, BLOCK_OP = 0, 1, 2
 #: What the kernel does with a lane whose playout ended (as in :mod:`gdl.engines.batched_kernel`).
 RESTART, STOP = 0, 1
 #: The second-level cache assumed where the system does not say (bytes).
@@ -107,14 +106,7 @@ def flatten(net: PropNet) -> Program:
     first_gate, false_node = net.first_gate, net.size
 
     def literal(node: int) -> int:
-        negated = 0
-        while node >= first_gate and net.kinds[node - first_gate] is Gate.NOT:
-            node = net.args[node - first_gate][0]
-            negated ^= 1
-        if node in (FALSE, TRUE):
-            negated ^= node == TRUE
-            node = false_node
-        return 2 * node + negated
+        return folded_literal(net, node)
 
     def reads(node: int) -> tuple[int, ...]:
         return net.args[node - first_gate] if node >= first_gate else ()
@@ -137,33 +129,12 @@ def flatten(net: PropNet) -> Program:
         [n for n in net.cone(goal_nodes) if n not in analysis],
         [n for n in successor if n in moving],
     ]
-    ops: list[int] = []
-    gates: list[int] = []
-    firsts: list[int] = []
-    ends: list[int] = []
-    lits: list[int] = []
+    schedule = Schedule(net)
     bounds = [0]
     for phase in phases:
-        block_entry = -1
-        for node in phase:
-            block = net.block_of.get(node)
-            if block is not None and node == block[0]:
-                block_entry = len(ops)
-                ops.append(BLOCK_OP)
-                gates.append(0)
-                firsts.append(0)
-                ends.append(0)
-            kind = net.kinds[node - first_gate]
-            if kind is Gate.NOT:
-                continue
-            if block is not None:
-                gates[block_entry] += 1
-            ops.append(AND_OP if kind is Gate.AND else OR_OP)
-            gates.append(node)
-            firsts.append(len(lits))
-            lits.extend(literal(arg) for arg in net.args[node - first_gate])
-            ends.append(len(lits))
-        bounds.append(len(ops))
+        schedule.add_gates(phase)
+        bounds.append(len(schedule.ops))
+    ops, gates, firsts, ends, lits = schedule.columns()
     outputs = [literal(net.terminal)]
     starts = []
     for entries in (*net.legal, *net.goals):

@@ -17,8 +17,8 @@ from llvmlite import ir  # type: ignore[import-untyped]
 from numba import types
 from numba.extending import intrinsic
 
-#: Schedule entries: an and-gate, an or-gate, a cycle block (its members follow it).
-AND_OP, OR_OP, BLOCK_OP = 0, 1, 2
+from gdl.engines.schedule import AND_OP, BLOCK_OP
+
 #: What the playout kernel does with a lane whose playout ended: start it again from the initial state
 #: (counting the playout in the statistics), or stop it (recording its goal values).
 RESTART, STOP = 0, 1

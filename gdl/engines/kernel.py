@@ -13,8 +13,6 @@ import numba
 import numpy as np
 
 from gdl.engines.native import (
-    AND_OP,
-    BLOCK_OP,
     COUNTERS,
     DEPTH_LIMIT,
     END,
@@ -53,6 +51,7 @@ from gdl.engines.native import (
     TERMINAL,
     WORK,
 )
+from gdl.engines.schedule import AND_OP, BLOCK_OP
 
 # The kernels allocate nothing, so numba's reference counting (NRT) is off: with it, every array view
 # taken and dropped costs two atomic operations, a third of a playout's time on small games.

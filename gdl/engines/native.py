@@ -42,12 +42,11 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet
+from gdl.engines.schedule import AND_OP, BLOCK_OP, OR_OP, Schedule, folded_literal
+from gdl.ground.propnet import Gate, PropNet
 
 Ints = npt.NDArray[np.int32]
 
-#: Schedule entries: an and-gate, an or-gate, a cycle block (its members follow it).
-AND_OP, OR_OP, BLOCK_OP = 0, 1, 2
 #: Sections of the array, in order; the array starts with the offsets of the sections (``SECTIONS + 1``).
 (
     # The network.
@@ -169,14 +168,7 @@ def flatten(net: PropNet) -> Kernel:
     nodes = net.size + 1
 
     def literal(node: int) -> int:
-        negated = 0
-        while node >= first_gate and net.kinds[node - first_gate] is Gate.NOT:
-            node = net.args[node - first_gate][0]
-            negated ^= 1
-        if node in (FALSE, TRUE):
-            negated ^= node == TRUE
-            node = false_node
-        return 2 * node + negated
+        return folded_literal(net, node)
 
     def body(lit: int) -> list[int]:
         """The literals of a positive and-gate outside cycle blocks; the literal alone otherwise."""
@@ -237,44 +229,18 @@ def flatten(net: PropNet) -> Kernel:
                 group_of.append(2 * role)
     nodes += len(made)
 
-    ops: list[int] = []
-    gates: list[int] = []
-    firsts: list[int] = []
-    ends: list[int] = []
     # The terminal literal leads the literals so that the kernel finds it at a known place.
-    lits: list[int] = [literal(net.terminal)]
+    schedule = Schedule(net, lits=[literal(net.terminal)])
     #: The schedule entry of each node's cycle block (or -1).
     node_block = [-1] * nodes
-    block_entry = -1
     needed = [*net.next, net.terminal, *(node for entries in net.goals for _, node in entries)]
     needed += [lit >> 1 for lit in [*element_lits, *guards]]
     needed += [lit >> 1 for _, operands in made for lit in operands]
-    for node in net.cone(n for n in needed if n < false_node):
-        block = net.block_of.get(node)
-        if block is not None and node == block[0]:
-            block_entry = len(ops)
-            ops.append(BLOCK_OP)
-            gates.append(0)
-            firsts.append(0)
-            ends.append(0)
-        kind = net.kinds[node - first_gate]
-        if kind is Gate.NOT:
-            continue
-        if block is not None:
-            gates[block_entry] += 1
-            node_block[node] = block_entry
-        ops.append(AND_OP if kind is Gate.AND else OR_OP)
-        gates.append(node)
-        firsts.append(len(lits))
-        lits.extend(literal(arg) for arg in net.args[node - first_gate])
-        ends.append(len(lits))
+    schedule.add_gates(net.cone(n for n in needed if n < false_node), node_block)
     # The gates made for the kernel read only the network's nodes, and the ands come before the ors.
     for (op, operands), node in sorted(made.items(), key=lambda item: item[1]):
-        ops.append(op)
-        gates.append(node)
-        firsts.append(len(lits))
-        lits.extend(operands)
-        ends.append(len(lits))
+        schedule.add(op, node, operands)
+    ops, gates, firsts, ends, lits = schedule.columns()
     legal_lits = element_lits
     legal_outputs = len(legal_lits)
     next_lits = [literal(node) for node in net.next]
