@@ -1,10 +1,16 @@
 """``gdl bench GAME``: random playouts per CPU-second, through the reasoner protocol of an engine.
 
-Every role picks uniformly among its legal moves until a terminal state, and the goals of that state are
-evaluated (:func:`gdl.engines.base.depth_charge`: the compiled engine plays the whole playout in native
-code, the Datalog evaluator through the reasoner protocol). After a short warm-up (so that one-time work
-such as compiling rules and kernels and evaluating static relations is not counted), playouts run for the
-given number of seconds and one line is printed::
+Every playout starts from the initial state; every role picks uniformly among its legal moves until a
+terminal state, and the goals of that state are read. The loop is
+:func:`gdl.engines.base.depth_charges`, called for chunks of playouts (as many as take about
+:data:`CHUNK_SECONDS`, so that the time limit holds and the count of playouts is exact): the compiled
+engine plays a whole chunk, goals included, in one native call; an engine without its own
+``depth_charges`` (the Datalog evaluator) plays one :func:`gdl.engines.base.depth_charge` after another
+and reads the goals through the reasoner. ``--per-playout`` measures instead the path of a player that
+asks for one playout at a time: a ``depth_charge`` call per playout, then each role's goals through
+``reasoner.goals``. After a short warm-up (so that one-time work such as compiling rules and kernels and
+evaluating static relations is not counted), playouts run for the given number of seconds and one line is
+printed::
 
     RESULT reasoner=gdl game=<name> playouts=<n> secs=<wall> cpu_secs=<cpu> playouts_per_cpu_s=<x>
     states_per_cpu_s=<y> avg_depth=<d> engine=<the engine that ran, what auto chose>
@@ -29,22 +35,27 @@ from gdl.cli._common import (
     positive_int,
 )
 from gdl.engines import make_reasoner
-from gdl.engines.base import Reasoner, depth_charge
+from gdl.engines.base import Reasoner, depth_charge, depth_charges
 
 #: Seconds of playouts before measuring.
 WARM_UP = 0.5
 #: A playout stops here even if the game has not ended (for games that can go on for ever).
 MAX_DEPTH = 10_000
+#: Seconds a chunk of playouts should take (a chunk is never cut short, so the run overshoots its time
+#: limit by about this much at most).
+CHUNK_SECONDS = 0.01
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = add_command(
         subparsers, "bench", "measure random playouts per CPU-second",
         """Random playouts from the initial state (every role picks uniformly among its legal moves, the
-goals of the end evaluated), after a short warm-up so that one-time work such as compiling is not
-counted. Prints one line: RESULT reasoner=gdl game=NAME playouts=N secs=WALL cpu_secs=CPU
-playouts_per_cpu_s=X states_per_cpu_s=Y avg_depth=D engine=ENGINE (the engine that ran); --json
-prints the same fields as a JSON object. See docs/performance.md.""",
+goals of the end read), after a short warm-up so that one-time work such as compiling is not counted.
+The playouts run in chunks, one call each (the compiled engine plays a chunk, goals included, in
+native code); --per-playout makes one call per playout and reads the goals through the reasoner, as a
+player asking for single playouts does. Prints one line: RESULT reasoner=gdl game=NAME playouts=N
+secs=WALL cpu_secs=CPU playouts_per_cpu_s=X states_per_cpu_s=Y avg_depth=D engine=ENGINE (the engine
+that ran); --json prints the same fields as a JSON object. See docs/performance.md.""",
         [
             "gdl bench games/tictactoe.kif",
             "gdl bench games/nim.kif --engine datalog --time-limit 3",
@@ -59,6 +70,11 @@ prints the same fields as a JSON object. See docs/performance.md.""",
         "--batch", type=positive_int, default=None, metavar="N",
         help="playouts at once with --engine batched (default: as many as fit the processor's cache)",
     )
+    parser.add_argument(
+        "--per-playout", action="store_true",
+        help="one depth-charge call per playout, the goals read through the reasoner (default: chunks of "
+        "playouts per call)",
+    )
     add_json_options(parser, "the measurement")
     parser.set_defaults(run=run)
 
@@ -70,6 +86,25 @@ def playout(reasoner: Reasoner[Any], rng: random.Random) -> int:
         for role in range(len(reasoner.roles)):
             reasoner.goals(state, role)
     return depth
+
+
+class Chunks:
+    """Random playouts from the initial state in chunks of :func:`gdl.engines.base.depth_charges` calls,
+    each chunk sized to take about :data:`CHUNK_SECONDS` from the pace of the ones before (doubling at
+    most, from one playout)."""
+
+    def __init__(self, reasoner: Reasoner[Any], rng: random.Random) -> None:
+        self.reasoner = reasoner
+        self.rng = rng
+        self.size = 1
+
+    def play(self) -> tuple[int, int]:
+        """Play a chunk; the playouts and the states visited."""
+        started = time.perf_counter()
+        charges = depth_charges(self.reasoner, self.reasoner.initial(), self.size, self.rng, MAX_DEPTH)
+        pace = (time.perf_counter() - started) / charges.playouts
+        self.size = max(1, min(2 * self.size, int(CHUNK_SECONDS / max(pace, 1e-9))))
+        return charges.playouts, charges.moves + charges.playouts
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,16 +127,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"gdl bench: {problem}", file=sys.stderr)
         return 2
     rng = random.Random(args.seed)
+    if args.per_playout:
+
+        def play() -> tuple[int, int]:
+            return 1, playout(reasoner, rng) + 1
+
+    else:
+        play = Chunks(reasoner, rng).play
     warm_until = time.monotonic() + WARM_UP
     while time.monotonic() < warm_until:
-        playout(reasoner, rng)
+        play()
     playouts = states = 0
     wall, cpu = time.perf_counter(), time.process_time()
     deadline = wall + args.time_limit
     while True:
-        depth = playout(reasoner, rng)
-        playouts += 1
-        states += depth + 1
+        played, visited = play()
+        playouts += played
+        states += visited
         if time.perf_counter() >= deadline:
             break
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu

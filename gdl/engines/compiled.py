@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 
 from gdl.check import CheckedProgram
-from gdl.engines.native import TERMINAL, Kernel, flatten
+from gdl.engines.base import Charges, charges_arguments, goal_value
+from gdl.engines.native import TALLY_GOALS, TALLY_MOVES, TALLY_TERMINAL, TERMINAL, Kernel, flatten
 from gdl.errors import GameDefinitionError
 from gdl.ground.grounding import term_of
 from gdl.ground.instantiate import DEFAULT_MAX_ATOMS, DEFAULT_MAX_SECONDS, instantiate
@@ -472,3 +473,24 @@ class CompiledReasoner:
             if goals:
                 self._goal_cache = (last, goals)
         return last, depth, outcome == TERMINAL
+
+    def depth_charges(self, state: int, count: int, rng: random.Random, max_depth: int) -> Charges[int]:
+        """``count`` random playouts from ``state`` and their goals in one native call (the kernel's seeds
+        are ``rng.getrandbits(63) + i``); see :func:`gdl.engines.base.depth_charges`."""
+        count, max_depth = charges_arguments(count, max_depth)
+        last, tallies = self.kernel.charges(state, rng.getrandbits(63), count, max_depth)
+        ends = tallies[TALLY_GOALS:].tolist()
+        sums, counts = [], []
+        first = 0
+        for values in self._goal_values:
+            found = ends[first : first + len(values)]
+            sums.append(sum(n * v for n, v in zip(found, values, strict=True) if v is not None))
+            counts.append(sum(n for n, v in zip(found, values, strict=True) if v is not None))
+            first += len(values)
+        terminal, moves = int(tallies[TALLY_TERMINAL]), int(tallies[TALLY_MOVES])
+        return Charges(count, terminal, moves, tuple(sums), tuple(counts), last)
+
+    @cached_property
+    def _goal_values(self) -> list[tuple[int | None, ...]]:
+        """Each role's goal outputs' values (None for a value that is no number from 0 to 100)."""
+        return [tuple(goal_value((term,)) for term in terms) for terms in self._goal_terms]

@@ -19,6 +19,7 @@ from gdl.engines.native import (
     FANOUT,
     FANOUT_STARTS,
     FIRST,
+    FROM_SAVED,
     FROM_SCRATCH,
     FROM_STATE,
     GOAL_LITS,
@@ -48,6 +49,9 @@ from gdl.engines.native import (
     STATE_IN,
     STATE_OUT,
     SWAP_INPUTS,
+    TALLY_GOALS,
+    TALLY_MOVES,
+    TALLY_TERMINAL,
     TERMINAL,
     WORK,
 )
@@ -287,6 +291,23 @@ def move_to_state(data: Any) -> None:
     settle(data, top, network_arrays(data), set_arrays(data))
 
 
+@_inline
+def start_network(data: Any, start: int) -> None:
+    """Bring the network to the state a playout starts from (``start``: see
+    :data:`gdl.engines.native.FROM_SAVED` and the others), leaving the saved copy in that state."""
+    # The network in its state runs from the counters to the saved copy, which has the same layout.
+    live = data[data[COUNTERS] : data[SAVED]]
+    saved = section(data, SAVED)
+    if start == FROM_SCRATCH:
+        evaluate(data)
+        copy(saved, live)
+    else:
+        copy(live, saved)
+        if start == FROM_STATE:
+            move_to_state(data)
+            copy(saved, live)
+
+
 @_jit
 def playout(data: Any, seed: int, max_depth: int, start: int) -> tuple[int, int, int]:
     """:func:`traced_playout` without a trace (an argument less for the caller to hand over)."""
@@ -304,6 +325,38 @@ def traced_playout(data: Any, seed: int, max_depth: int, start: int, trace: Any)
     With a non-empty ``trace``, its row ``t`` gets the base values and legal outputs of the ``t``-th
     state and the index of each role's chosen legal output.
     """
+    start_network(data, start)
+    outcome, depth = walk(data, seed, max_depth, trace)
+    key = read_goals(data, outcome)
+    pack_state(data)
+    return outcome, depth, key
+
+
+@_jit
+def depth_charges(data: Any, seed: int, max_depth: int, start: int, count: int, tallies: Any) -> None:
+    """``count`` random walks from one state, the ``i``-th exactly :func:`playout`'s with the seed
+    ``seed + i`` (modulo 2**63), added up in ``tallies`` (int64; the fields of
+    :data:`gdl.engines.native.TALLY_GOALS`). The last walk's end is left as :func:`playout` leaves it
+    (the state in STATE_OUT, the goals in GOALS)."""
+    goal_starts = section(data, GOAL_STARTS)
+    roles = goal_starts.shape[0] - 1
+    goals = section(data, GOALS)
+    for i in range(count):
+        start_network(data, start if i == 0 else FROM_SAVED)
+        walk_seed = (seed + i) & 0x7FFFFFFFFFFFFFFF  # numba wraps int64 additions
+        outcome, depth = walk(data, walk_seed, max_depth, data[:0])
+        read_goals(data, outcome)
+        tallies[TALLY_TERMINAL + outcome] += 1
+        tallies[TALLY_MOVES] += depth
+        for role in range(roles):
+            if goals[role] >= 0:
+                tallies[TALLY_GOALS + goal_starts[role] + goals[role]] += 1
+    pack_state(data)
+
+
+@_jit
+def walk(data: Any, seed: int, max_depth: int, trace: Any) -> tuple[int, int]:
+    """The walk of :func:`traced_playout` from the network as it is; the outcome and the depth."""
     sizes = section(data, SIZES)
     bases = sizes[1]
     roles = sizes[2]
@@ -315,8 +368,6 @@ def traced_playout(data: Any, seed: int, max_depth: int, start: int, trace: Any)
     group_of = section(data, GROUP_OF)
     guards = section(data, GUARDS)
     legal_starts = section(data, LEGAL_STARTS)
-    goal_lits = section(data, GOAL_LITS)
-    goal_starts = section(data, GOAL_STARTS)
     counters = section(data, COUNTERS)
     members = section(data, MEMBERS)
     set_sizes = section(data, SET_SIZES)
@@ -324,17 +375,6 @@ def traced_playout(data: Any, seed: int, max_depth: int, start: int, trace: Any)
     stack = section(data, STACK)
     network = network_arrays(data)
     sets = set_arrays(data)
-    # The network in its state runs from the counters to the saved copy, which has the same layout.
-    live = data[data[COUNTERS] : data[SAVED]]
-    saved = section(data, SAVED)
-    if start == FROM_SCRATCH:
-        evaluate(data)
-        copy(saved, live)
-    else:
-        copy(live, saved)
-        if start == FROM_STATE:
-            move_to_state(data)
-            copy(saved, live)
     # The goals' section holds each role's choice while playing.
     chosen = section(data, GOALS)
     width = bases + outputs + roles
@@ -417,10 +457,21 @@ def traced_playout(data: Any, seed: int, max_depth: int, start: int, trace: Any)
                 top += 1
         settle(data, top, network, sets)
         depth += 1
-    goals = chosen
+    return outcome, depth
+
+
+@_inline
+def read_goals(data: Any, outcome: int) -> int:
+    """Each role's goal output that holds at the end of a walk, into the section GOALS (see
+    :func:`traced_playout`); the goals' key."""
+    sizes = section(data, SIZES)
+    goal_lits = section(data, GOAL_LITS)
+    goal_starts = section(data, GOAL_STARTS)
+    counters = section(data, COUNTERS)
+    goals = section(data, GOALS)
     shift = sizes[GOAL_SHIFT]
     key = 0
-    for role in range(roles):
+    for role in range(sizes[2]):
         goals[role] = -1
         if outcome == TERMINAL:
             found = -1
@@ -429,8 +480,15 @@ def traced_playout(data: Any, seed: int, max_depth: int, start: int, trace: Any)
                     found = k - goal_starts[role] if found == -1 else -2
             goals[role] = max(found, -1)
         key |= (goals[role] + 1) << (shift * role)
+    return key if shift > 0 else -1
+
+
+@_inline
+def pack_state(data: Any) -> None:
+    """The network's state into the section STATE_OUT (bit ``i`` of the words for base proposition ``i``)."""
+    bases = section(data, SIZES)[1]
+    counters = section(data, COUNTERS)
     packed = section(data, STATE_OUT).view(np.uint8)
     packed[:] = 0
     for b in range(bases):
         packed[b >> 3] |= counters[b] << (b & 7)
-    return outcome, depth, key if shift > 0 else -1

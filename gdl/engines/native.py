@@ -68,6 +68,11 @@ TERMINAL, NO_LEGAL_MOVE, DEPTH_LIMIT = 0, 1, 2
 #: propositions that differ from the saved network's, then saving); from the state handed in, evaluated
 #: afresh (then saved).
 FROM_SAVED, FROM_STATE, FROM_SCRATCH = 0, 1, 2
+#: Fields of the tallies of many walks (:meth:`Kernel.charges`): the walks that ended at a terminal
+#: state, without a legal move, at the depth limit (``TALLY_TERMINAL + outcome``); the joint moves made
+#: in all; then, from ``TALLY_GOALS`` on, how many walks ended with each goal output the only one of its
+#: role that holds (in the order of the network's goal outputs, role after role).
+TALLY_TERMINAL, TALLY_NO_LEGAL_MOVE, TALLY_DEPTH_LIMIT, TALLY_MOVES, TALLY_GOALS = range(5)
 
 
 class Walk(NamedTuple):
@@ -88,6 +93,7 @@ class Kernel:
         sizes = self.section(SIZES)
         self.nodes, self.bases, self.roles, self.legal_outputs = (int(x) for x in sizes[:4])
         self.goal_shift = int(sizes[GOAL_SHIFT])
+        self.goal_outputs = len(self.section(GOAL_LITS))
         self._state_bytes = 4 * len(self.section(STATE_IN))
         self._state_in = self.section(STATE_IN).data.cast("B")
         self._state_out = self.section(STATE_OUT).data.cast("B")
@@ -116,6 +122,15 @@ class Kernel:
     def section(self, k: int) -> Ints:
         return self.data[self.data[k] : self.data[k + 1]]
 
+    def _start(self, state: int) -> int:
+        """How a walk from ``state`` starts (handing the state in when the saved network is not in it)."""
+        if state == self._saved:
+            return FROM_SAVED
+        self._state_in[:] = state.to_bytes(self._state_bytes, "little")
+        start = FROM_SCRATCH if self._saved is None else FROM_STATE
+        self._saved = state
+        return start
+
     def run(
         self, state: int, seed: int, max_depth: int, trace: Ints | None = None
     ) -> tuple[int, int, int, int]:
@@ -123,12 +138,7 @@ class Kernel:
         ``max_depth`` joint moves; ``seed`` (0 <= seed < 2**63) seeds the kernel's generator. The last
         state, the depth, the outcome, and a key of the goals (:meth:`goals_of`); ``trace`` as in
         :meth:`trace`."""
-        if state == self._saved:
-            start = FROM_SAVED
-        else:
-            self._state_in[:] = state.to_bytes(self._state_bytes, "little")
-            start = FROM_SCRATCH if self._saved is None else FROM_STATE
-            self._saved = state
+        start = self._start(state)
         if trace is None:
             play = self._play
             if play is None:
@@ -137,6 +147,14 @@ class Kernel:
         else:
             outcome, depth, key = _kernels().traced_playout(self.data, seed, max_depth, start, trace)
         return int.from_bytes(self._state_out, "little"), depth, outcome, key
+
+    def charges(self, state: int, seed: int, count: int, max_depth: int) -> tuple[int, npt.NDArray[np.int64]]:
+        """``count`` walks from ``state`` in one native call, the ``i``-th the walk :meth:`run` makes with
+        the seed ``seed + i`` (modulo 2**63); the last walk's end state and the tallies of all (see
+        :data:`TALLY_GOALS`)."""
+        tallies = np.zeros(TALLY_GOALS + self.goal_outputs, dtype=np.int64)
+        _kernels().depth_charges(self.data, seed, max_depth, self._start(state), count, tallies)
+        return int.from_bytes(self._state_out, "little"), tallies
 
     def goals_of(self, key: int) -> tuple[int, ...]:
         """Each role's goal output that holds (-1 unless exactly one holds), from the key of a walk."""

@@ -34,6 +34,7 @@ def warm_up() -> float:
     assert checked is not None
     reasoner = CompiledReasoner(checked)
     reasoner.depth_charge(reasoner.initial(), random.Random(0), 4)
+    reasoner.depth_charges(reasoner.initial(), 2, random.Random(0), 4)
     batched = BatchedEngine(reasoner.net, batch=64)
     batched.run(0.0, playouts=1)
     batched.rollouts([reasoner.initial()])
