@@ -13,7 +13,7 @@ import pytest
 import gdl
 import gdl.engines
 from gdl.check import CheckedProgram, check_text
-from gdl.engines.compiled import CompiledReasoner, generate
+from gdl.engines.compiled import DEFAULT_CODE_LIMIT, CompiledReasoner, generate
 from gdl.engines.datalog import DatalogReasoner
 from gdl.errors import GameDefinitionError, GameTooLargeError
 from gdl.ground.grounding import term_of
@@ -34,9 +34,11 @@ def checked_game(path: Path) -> CheckedProgram:
     return result.checked
 
 
-def disagreements(checked: CheckedProgram, seeds: range, max_steps: int) -> list[str]:
+def disagreements(
+    checked: CheckedProgram, seeds: range, max_steps: int, code_limit: int = DEFAULT_CODE_LIMIT
+) -> list[str]:
     """Walk at random with the compiled engine and the Datalog evaluator side by side."""
-    compiled = CompiledReasoner(checked)
+    compiled = CompiledReasoner(checked, code_limit=code_limit)
     reference = DatalogReasoner(checked)
     problems = []
     if compiled.roles != reference.roles:

@@ -33,6 +33,7 @@ def test_the_first_match_with_an_empty_numba_cache_misses_no_clock(tmp_path: Pat
     assert any(tmp_path.rglob("kernel.playout*.nbi")), "the kernel was compiled into the fresh cache"
     assert any(tmp_path.rglob("kernel.depth_charges*.nbi")), "and its loop of many playouts"
     assert any(tmp_path.rglob("batched_kernel.play*.nbi")), "and so was the batched engine's"
+    assert any(tmp_path.rglob("sweep_kernel.sweep*.nbi")), "and the sweep of large networks"
     # Compiling takes seconds (twenty on a busy machine): it made START miss its clock. The players
     # search a fixed number of playouts, so that only compiling could make them late.
     errors = json.loads((tmp_path / "m.json").read_text())["errorMessages"]

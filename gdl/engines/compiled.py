@@ -19,12 +19,17 @@ from functools import cached_property
 from gdl.check import CheckedProgram
 from gdl.engines.base import Charges, charges_arguments, goal_value
 from gdl.engines.native import TALLY_GOALS, TALLY_MOVES, TALLY_TERMINAL, TERMINAL, Kernel, flatten
+from gdl.engines.sweep import Sweep
 from gdl.errors import GameDefinitionError
 from gdl.ground.grounding import term_of
 from gdl.ground.instantiate import DEFAULT_MAX_ATOMS, DEFAULT_MAX_SECONDS, instantiate
 from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet, build
 from gdl.syntax.model import Term
 
+#: The most gate inputs a generated function may read, by default (see :class:`CompiledReasoner`).
+#: Writing and compiling Python costs about 10 microseconds per gate input, as much as instantiating
+#: the game; a sweep's tables cost a fraction of that, and a sweep runs faster on a large cone.
+DEFAULT_CODE_LIMIT = 20_000
 #: Terms per statement when an output mask is assembled (keeps the compiler's recursion shallow).
 _CHUNK = 64
 #: How deep gates are written into each other's expressions (the parser limits nesting).
@@ -58,13 +63,14 @@ class _Writer:
     A gate read once is written into the expression that reads it rather than into a variable.
     """
 
-    def __init__(self, net: PropNet, outputs: Iterable[int], constant: _Constants) -> None:
+    def __init__(self, net: PropNet, outputs: Sequence[int], constant: _Constants, gates: list[int]) -> None:
+        """``gates`` is ``net.cone(outputs)``."""
         self.net = net
         self.constant = constant
         self.first_input = net.first_input
         self.first_gate = net.first_gate
         self.block_of = net.block_of
-        self.gates = net.cone(outputs)
+        self.gates = gates
         uses: Counter[int] = Counter()
         for node in self.gates:
             if self._kind(node) is not Gate.NOT:
@@ -234,12 +240,27 @@ class _Writer:
         return lines
 
 
-def generate(net: PropNet) -> tuple[str, dict[str, int]]:
-    """The Python source of ``analyse``, ``goals``, ``successor`` and ``percepts`` for a network, and the
-    wide masks it names."""
+def function_outputs(net: PropNet) -> dict[str, list[int]]:
+    """The nodes each generated function reads out: ``analyse`` (terminal, then every role's legal
+    outputs), ``goals``, ``successor`` (the ``next`` of the base propositions that may change) and, with
+    percepts, ``percepts``."""
+    functions = {
+        "analyse": [net.terminal, *(node for entries in net.legal for _, node in entries)],
+        "goals": [node for entries in net.goals for _, node in entries],
+        "successor": [node for i, node in enumerate(net.next) if node != i],
+    }
+    if net.sees:
+        functions["percepts"] = [node for entries in net.sees for _, node in entries]
+    return functions
+
+
+def generate(net: PropNet, cones: dict[str, list[int]] | None = None) -> tuple[str, dict[str, int]]:
+    """The Python source of the functions named in ``cones`` (by default all of :func:`function_outputs`),
+    with the gates each needs (``net.cone`` of its outputs), and the wide masks the source names."""
     constant = _Constants()
     legal = [[(k, node) for k, (_, node) in enumerate(entries)] for entries in net.legal]
     goals = [[(k, node) for k, (_, node) in enumerate(entries)] for entries in net.goals]
+    sees = [[(k, node) for k, (_, node) in enumerate(entries)] for entries in net.sees]
     results = ", ".join(f"legal{role}" for role in range(len(legal)))
 
     def analyse(writer: _Writer) -> list[str]:
@@ -261,20 +282,19 @@ def generate(net: PropNet) -> tuple[str, dict[str, int]]:
         lines = ["def successor(s, d):", *writer.body(), *writer.mask("state", changing)]
         return [*lines, f"    return state | s & {constant(identity)}"]
 
-    asked = [net.terminal, *(n for entries in legal for _, n in entries)]
-    lines = _Writer(net, asked, constant).write(analyse)
-    lines += _Writer(net, [n for entries in goals for _, n in entries], constant).write(goal_values)
-    lines += _Writer(net, [node for _, node in changing], constant).write(successor)
-    if net.sees:
-        sees = [[(k, node) for k, (_, node) in enumerate(entries)] for entries in net.sees]
+    def percepts(writer: _Writer) -> list[str]:
+        lines = ["def percepts(s, d):", *writer.body()]
+        for role, bits in enumerate(sees):
+            lines += writer.mask(f"sees{role}", bits)
+        return [*lines, f"    return ({', '.join(f'sees{role}' for role in range(len(sees)))},)"]
 
-        def percepts(writer: _Writer) -> list[str]:
-            lines = ["def percepts(s, d):", *writer.body()]
-            for role, bits in enumerate(sees):
-                lines += writer.mask(f"sees{role}", bits)
-            return [*lines, f"    return ({', '.join(f'sees{role}' for role in range(len(sees)))},)"]
-
-        lines += _Writer(net, [n for entries in sees for _, n in entries], constant).write(percepts)
+    emitters = {"analyse": analyse, "goals": goal_values, "successor": successor, "percepts": percepts}
+    outputs = function_outputs(net)
+    if cones is None:
+        cones = {name: net.cone(nodes) for name, nodes in outputs.items()}
+    lines: list[str] = []
+    for name, cone in cones.items():
+        lines += _Writer(net, outputs[name], constant, cone).write(emitters[name])
     return "\n".join(lines) + "\n", constant.values
 
 
@@ -324,6 +344,41 @@ def _bit_indexes(mask: int) -> tuple[int, ...]:
     return tuple(found)
 
 
+def _gate_inputs(net: PropNet, cone: list[int]) -> int:
+    """The gate inputs (edges) of the gates ``cone``."""
+    args = net.args
+    first_gate = net.first_gate
+    return sum(len(args[node - first_gate]) for node in cone)
+
+
+def _sweep_outputs(net: PropNet, function: str) -> list[int]:
+    """The outputs of a sweep standing for one of :func:`function_outputs`: the same, except that the
+    successor reads every base proposition's ``next`` (so that its bits are the next state)."""
+    return list(net.next) if function == "successor" else function_outputs(net)[function]
+
+
+def _split(
+    sweep: Sweep, entries: Sequence[Sequence[object]], terminal: bool = False
+) -> Callable[..., object]:
+    """A function like the generated one a sweep stands for: each role's mask over its ``entries``
+    (after the terminal bit, with ``terminal``: ``analyse``'s ``(terminal, masks)``)."""
+    spans = []
+    start = int(terminal)
+    for role_entries in entries:
+        spans.append((start, (1 << len(role_entries)) - 1))
+        start += len(role_entries)
+
+    def masks(state: int, inputs: int = 0) -> tuple[int, ...]:
+        bits = sweep(state, inputs)
+        return tuple(bits >> first & mask for first, mask in spans)
+
+    def analyse(state: int) -> tuple[bool, tuple[int, ...]]:
+        bits = sweep(state)
+        return bool(bits & 1), tuple(bits >> first & mask for first, mask in spans)
+
+    return analyse if terminal else masks
+
+
 class CompiledReasoner:
     """A :class:`gdl.engines.base.Reasoner` over int bitsets, from generated code (see the module doc)."""
 
@@ -332,27 +387,43 @@ class CompiledReasoner:
         checked: CheckedProgram,
         max_atoms: int = DEFAULT_MAX_ATOMS,
         max_seconds: float = DEFAULT_MAX_SECONDS,
+        code_limit: int = DEFAULT_CODE_LIMIT,
     ) -> None:
+        """``code_limit``: the most gate inputs a function's generated code may read; a function that
+        needs more is a :class:`gdl.engines.sweep.Sweep` (-1: every function is)."""
         started = time.process_time()
         self.grounding = instantiate(checked, max_atoms, max_seconds)
         self.net = build(self.grounding)
         built = time.process_time()
         self.roles = self.net.roles
-        self.source, constants = generate(self.net)
+        net = self.net
+        outputs = function_outputs(net)
+        cones = {name: net.cone(nodes) for name, nodes in outputs.items()}
+        written = {name: cone for name, cone in cones.items() if _gate_inputs(net, cone) <= code_limit}
+        self.source, constants = generate(net, written)
         generated = time.process_time()
         namespace: dict[str, object] = dict(constants)
         exec(compile(self.source, f"<compiled {checked.program.source}>", "exec"), namespace)
-        #: CPU seconds of each phase of loading: instantiation, the network, code generation, compile().
+        compiled = time.process_time()
+        large = [name for name in cones if name not in written]
+        swept = {name: Sweep(net, _sweep_outputs(net, name), cones[name]) for name in large}
+        #: CPU seconds of each phase of loading: instantiation, the network, code generation (with the
+        #: gates each function needs), compile(), the tables of the functions too large for code.
         self.phases = {
             "instantiate": self.grounding.seconds,
             "network": built - started - self.grounding.seconds,
             "generate": generated - built,
-            "compile": time.process_time() - generated,
+            "compile": compiled - generated,
+            "tables": time.process_time() - compiled,
         }
-        self._analyse = namespace["analyse"]
-        self._goals = namespace["goals"]
-        self._successor = namespace["successor"]
-        self._percepts = namespace.get("percepts")
+        #: The functions evaluated by a sweep rather than generated code.
+        self.swept = frozenset(swept)
+        self._analyse = namespace.get("analyse") or _split(swept["analyse"], net.legal, terminal=True)
+        self._goals = namespace.get("goals") or _split(swept["goals"], net.goals)
+        self._successor = namespace.get("successor") or swept["successor"]
+        self._percepts = namespace.get("percepts") or (
+            _split(swept["percepts"], net.sees) if "percepts" in swept else None
+        )
         self._sees_terms = [tuple(term_of(p) for p, _ in entries) for entries in self.net.sees]
         self._fluent_terms = [term_of(f) for f in self.net.fluents]
         self._bit_of = {term: 1 << i for i, term in enumerate(self._fluent_terms)}

@@ -1,7 +1,7 @@
 """Compiling the native playout kernels outside any clock.
 
-numba compiles :mod:`gdl.engines.kernel` and the batched engine's :mod:`gdl.engines.batched_kernel` on
-their first use (seconds each) and caches the result per installation; even from the cache, loading
+numba compiles :mod:`gdl.engines.kernel`, the batched engine's :mod:`gdl.engines.batched_kernel` and the
+sweep of large networks (:mod:`gdl.engines.sweep_kernel`) on their first use (seconds each) and caches the result per installation; even from the cache, loading
 them takes a moment in each new process. A player that first plays out inside a clock would miss it.
 So the kernels are compiled at installation (``make`` calls :func:`warm_up`), the match runner calls
 :func:`warm_up` before a match's first clock starts, and the player server warms up before it listens
@@ -23,7 +23,7 @@ _GAME = (
 
 @cache
 def warm_up() -> float:
-    """Compile (or load from the cache) the playout kernels and run them once in this process; the
+    """Compile (or load from the cache) the native kernels and run them once in this process; the
     seconds it took (the first call only: later calls return at once)."""
     from gdl.check import check_text
     from gdl.engines.batched import BatchedEngine
@@ -35,6 +35,8 @@ def warm_up() -> float:
     reasoner = CompiledReasoner(checked)
     reasoner.depth_charge(reasoner.initial(), random.Random(0), 4)
     reasoner.depth_charges(reasoner.initial(), 2, random.Random(0), 4)
+    swept = CompiledReasoner(checked, code_limit=-1)  # every function a sweep
+    swept.next(swept.initial(), swept.legal(swept.initial(), 0))
     batched = BatchedEngine(reasoner.net, batch=64)
     batched.run(0.0, playouts=1)
     batched.rollouts([reasoner.initial()])
