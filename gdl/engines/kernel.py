@@ -55,7 +55,7 @@ from gdl.engines.native import (
     TERMINAL,
     WORK,
 )
-from gdl.engines.schedule import AND_OP, BLOCK_OP
+from gdl.engines.schedule import AND_OP, AT_LEAST_OP, BLOCK_OP, OR_OP
 
 # The kernels allocate nothing, so numba's reference counting (NRT) is off: with it, every array view
 # taken and dropped costs two atomic operations, a third of a playout's time on small games.
@@ -178,7 +178,9 @@ def evaluate(data: Any) -> None:
         true = 0
         for k in range(first[i], end[i]):
             true += holds(counters, lits[k])
-        counters[gate[i]] = true - (end[i] - first[i]) + 1 if op[i] == AND_OP else true
+        # A gate holds when at least ``need`` of its literals do: all of an and, one of an or.
+        need = end[i] - first[i] if op[i] == AND_OP else 1 if op[i] == OR_OP else op[i] - AT_LEAST_OP
+        counters[gate[i]] = true - need + 1
         i += 1
     sets = set_arrays(data)
     sets[1][:] = -1
@@ -218,9 +220,20 @@ def settle(data: Any, top: int, network: Any, sets: Any) -> None:
     """
     nodes, gate, counters, queued, stack, fanout_starts, fanout = network
     work = 0
-    while top > 0:
-        top -= 1
-        source = stack[top]
+    # The changes handed in (inputs and base propositions, never read by each other) are all counted
+    # before any gate they reach is taken off the stack: a gate that one of them moves across zero and
+    # another moves back (a move taken back as the next is set) then costs nothing.
+    handed = top
+    taken = 0
+    while True:
+        if taken < handed:
+            source = stack[taken]
+            taken += 1
+        elif top > handed:
+            top -= 1
+            source = stack[top]
+        else:
+            break
         if source >= nodes:
             entry = source - nodes
             queued[source] = 0

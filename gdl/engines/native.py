@@ -43,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gdl.engines.schedule import AND_OP, BLOCK_OP, OR_OP, Schedule, folded_literal
+from gdl.engines.thresholds import threshold_gates
 from gdl.ground.propnet import Gate, PropNet
 
 Ints = npt.NDArray[np.int32]
@@ -183,7 +184,9 @@ def flatten(net: PropNet) -> Kernel:
     """The kernel of a network."""
     first_gate = net.first_gate
     false_node = net.size
-    nodes = net.size + 1
+    # Gates over several roles' moves become threshold gates (numbered from false_node + 1 on).
+    rewritten, thresholds = threshold_gates(net, false_node + 1)
+    nodes = net.size + 1 + thresholds
 
     def literal(node: int) -> int:
         return folded_literal(net, node)
@@ -254,7 +257,20 @@ def flatten(net: PropNet) -> Kernel:
     needed = [*net.next, net.terminal, *(node for entries in net.goals for _, node in entries)]
     needed += [lit >> 1 for lit in [*element_lits, *guards]]
     needed += [lit >> 1 for _, operands in made for lit in operands]
-    schedule.add_gates(net.cone(n for n in needed if n < false_node), node_block)
+    # The threshold gates made read only inputs: they come first.
+    for node in range(false_node + 1, false_node + 1 + thresholds):
+        schedule.add(*_entry(rewritten[node], node))
+    # The network's gates needed (the rewritten ones as rewritten), in runs between the rewritten ones
+    # (which are never in a cycle block, so that no run splits one).
+    run: list[int] = []
+    for node in _cone(net, rewritten, [n for n in needed if n < false_node]):
+        if node in rewritten:
+            schedule.add_gates(run, node_block)
+            run = []
+            schedule.add(*_entry(rewritten[node], node))
+        else:
+            run.append(node)
+    schedule.add_gates(run, node_block)
     # The gates made for the kernel read only the network's nodes, and the ands come before the ors.
     for (op, operands), node in sorted(made.items(), key=lambda item: item[1]):
         schedule.add(op, node, operands)
@@ -330,6 +346,31 @@ def flatten(net: PropNet) -> Kernel:
     kernel = Kernel(data)
     kernel.calibrate(sum(1 << i for i in net.init))
     return kernel
+
+
+def _entry(gate: tuple[int, list[int]], node: int) -> tuple[int, int, list[int]]:
+    """A schedule entry ``(op, node, literals)`` of a rewritten gate."""
+    return gate[0], node, gate[1]
+
+
+def _cone(net: PropNet, rewritten: dict[int, tuple[int, list[int]]], outputs: list[int]) -> list[int]:
+    """The network's gates that ``outputs`` need, the rewritten ones read as rewritten, in evaluation
+    order (whole cycle blocks)."""
+    needed: set[int] = set()
+    stack = [n for n in outputs if n >= net.first_gate]
+    while stack:
+        node = stack.pop()
+        if node in needed:
+            continue
+        if node in rewritten:
+            reads = [lit >> 1 for lit in rewritten[node][1]]
+        else:
+            reads = list(net.args[node - net.first_gate])
+            if node in net.block_of:
+                reads.extend(range(*net.block_of[node]))
+        needed.add(node)
+        stack.extend(n for n in reads if net.first_gate <= n < net.size or n > net.size)
+    return sorted(n for n in needed if n < net.size)
 
 
 def _starts(lengths: Iterable[int]) -> list[int]:

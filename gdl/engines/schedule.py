@@ -16,6 +16,9 @@ from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet
 
 #: Schedule entries: an and-gate, an or-gate, a cycle block (its members follow it).
 AND_OP, OR_OP, BLOCK_OP = 0, 1, 2
+#: The single-state kernel's threshold gates (:mod:`gdl.engines.thresholds`): an entry of op
+#: ``AT_LEAST_OP + k`` holds when at least ``k`` of its literals do (never in a cycle block).
+AT_LEAST_OP = 3
 
 
 def folded_literal(net: PropNet, node: int) -> int:
