@@ -19,9 +19,10 @@ import networkx as nx
 
 from gdl.budget import BudgetExceededError, budget, deadline, exceeded
 from gdl.check import CheckedProgram
+from gdl.check.graph import dependency_graph
 from gdl.check.program import check_rewritten
 from gdl.datalog.evaluator import Database, Evaluator
-from gdl.datalog.magic import rewrite
+from gdl.datalog.magic import original_name, rewrite
 from gdl.datalog.plan import relation_key
 from gdl.datalog.terms import TermTable
 from gdl.errors import GameDefinitionError, GameTooLargeError
@@ -102,8 +103,35 @@ def demand_driven(checked: CheckedProgram, large: Iterable[str] = ()) -> Checked
         if relation not in inputs and not inputs.isdisjoint(nx.descendants(graph, relation))
     }
     queries = ("legal", "terminal", "goal", "next") + (("sees",) if "sees" in graph.nodes else ())
-    rewritten = rewrite(checked.program, queries, per_state | (set(large) & set(graph.nodes)))
-    return check_rewritten(rewritten.program, checked).checked or checked
+    rewritable = per_state | (set(large) & set(graph.nodes))
+    # Demands fed by every literal before the call are the most selective, but a test in that feed can
+    # close a cycle through negation; without tests, and then without the relations still on such a
+    # cycle, the rest of the game is rewritten all the same.
+    tests = True
+    while rewritable:
+        program = rewrite(checked.program, queries, rewritable, tests=tests).program
+        found = check_rewritten(program, checked).checked
+        if found is not None:
+            return found
+        if tests:
+            tests = False
+            continue
+        cyclic = negative_cycles(dependency_graph(program))
+        if not cyclic & rewritable:
+            break
+        rewritable -= cyclic
+    return checked
+
+
+def negative_cycles(graph: nx.DiGraph) -> set[str]:
+    """The relations of the game (magic and adorned names read as the relation they copy) on a cycle of
+    ``graph`` that goes through negation."""
+    found: set[str] = set()
+    for component in nx.strongly_connected_components(graph):
+        edges = graph.subgraph(component).edges(data="negative")
+        if any(negative for _, _, negative in edges):
+            found |= {original_name(relation) for relation in component}
+    return found
 
 
 class _Strata:
