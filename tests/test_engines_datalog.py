@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import gdl
+import gdl.datalog.plan
 import gdl.engines.datalog
 from gdl.errors import GameTooLargeError
 
@@ -49,3 +50,32 @@ def test_the_trial_of_the_two_evaluations_takes_a_step() -> None:
         assert not reasoner.terminal(state)
         state = reasoner.next(state, reasoner.legal(state, 0))
     assert reasoner.terminal(state)
+
+
+def test_a_large_static_relation_is_asked_for_by_demand_not_computed_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # triple/3 has 27,000 facts; legal asks for one of them (mummymaze1p's direction-from/5 has 6.5
+    # million, and computing them all took most of its 40 s to its first legal moves).
+    monkeypatch.setattr(gdl.engines.datalog, "LARGE_STATIC", 1_000)
+    checked = gdl.parse(CUBE, engine="datalog", file="cube.kif").checked
+    reasoner = gdl.engines.datalog.DatalogReasoner(checked)
+    assert reasoner.demand_driven
+    assert "triple/3" not in reasoner._strata.static.relations
+    whole = gdl.engines.datalog.DatalogReasoner(checked, demand=False)
+    assert len(whole._strata.static.facts("triple/3")) == 27_000
+    state = reasoner.initial()
+    assert reasoner.legal(state, 0) == whole.legal(whole.initial(), 0) != ()
+    after = reasoner.next(state, reasoner.legal(state, 0))
+    assert reasoner.terminal(after) and reasoner.goals(after, 0) == whole.goals(after, 0)
+
+
+def test_static_strata_left_out_for_their_size_are_completed_on_request() -> None:
+    checked = gdl.parse(CUBE, engine="datalog", file="cube.kif").checked
+    partial = gdl.engines.datalog._Strata(checked, gdl.datalog.TermTable(), large=1_000)
+    assert "triple" in partial.large and partial.deferred
+    assert "triple/3" not in partial.static.relations
+    assert not any(key.startswith(gdl.datalog.plan.DELTA) for key in partial.static.relations)
+    partial.complete()
+    assert not partial.deferred
+    assert len(partial.static.facts("triple/3")) == 27_000

@@ -56,8 +56,17 @@ def adorned_name(relation: str, adornment: Adornment) -> str:
     return f"{relation}{SEPARATOR}{adornment}"
 
 
+#: How the name of a magic relation starts.
+MAGIC = f"magic{SEPARATOR}"
+
+
 def magic_name(relation: str, adornment: Adornment) -> str:
-    return f"magic{SEPARATOR}{relation}{SEPARATOR}{adornment}"
+    return f"{MAGIC}{relation}{SEPARATOR}{adornment}"
+
+
+def original_name(relation: str) -> str:
+    """The relation of the program that a magic or adorned relation was made for (others: itself)."""
+    return relation.removeprefix(MAGIC).partition(SEPARATOR)[0]
 
 
 @dataclass(frozen=True)
@@ -81,12 +90,15 @@ class Rewritten:
     magic: tuple[tuple[Atom, tuple[Literal, ...]], ...]
 
 
-def rewrite(program: Program, queries: Iterable[str], rewritable: Iterable[str]) -> MagicProgram:
+def rewrite(
+    program: Program, queries: Iterable[str], rewritable: Iterable[str], *, tests: bool = True
+) -> MagicProgram:
     """The program restricted by demand from ``queries`` (relation names, asked with nothing bound),
     one copy per adornment, in written order.
 
     Only calls of ``rewritable`` relations are adorned; every other relation (facts, relations computed
-    once and shared, inputs such as ``true``) is read as it is.
+    once and shared, inputs such as ``true``) is read as it is. Without ``tests``, a magic rule leaves
+    out the calls before it that bind nothing it needs (see :func:`binding_feed`).
     """
     dynamic = frozenset(rewritable)
     out = [rule for rule in program.rules if rule.head.relation not in dynamic]
@@ -98,7 +110,8 @@ def rewrite(program: Program, queries: Iterable[str], rewritable: Iterable[str])
         for head, body in split_disjunctions(rule) if has_or else [(rule.head, rule.body)]:
             conjunctions.append((head, body))
             rule_of.append(number)
-    rewritten = rewrite_rules(conjunctions, queries, dynamic, adorn=True, order=written_order)
+    feed = None if tests else binding_feed
+    rewritten = rewrite_rules(conjunctions, queries, dynamic, adorn=True, order=written_order, feed=feed)
     by_rule: dict[tuple[int, Adornment | None], list[Rewritten]] = {}
     for item in rewritten:
         by_rule.setdefault((rule_of[item.source], item.adornment), []).append(item)
@@ -228,6 +241,50 @@ def _rewrite_rule(
         replaced[index] = Not(target, literal.span) if isinstance(literal, Not) else target
     new_body = (*guard, *(replaced.get(index, body[index]) for index in sequence))
     return Rewritten(number, adornment, (head, new_body), tuple(magic))
+
+
+def binding_feed(head: Atom, feeding: list[Literal], body: Sequence[Literal]) -> list[Literal]:
+    """The literals of ``feeding`` a magic rule keeps when calls that only test are left out.
+
+    A call of a rewritten relation is kept only when it is the first literal to bind a variable of the
+    demand, or of a literal kept; other atoms (the guard, facts, ``true``) are kept, and a ``distinct``
+    whose variables the kept atoms bind. Leaving a test out only makes the demand larger, which is
+    sound; and it cuts a dependency of a demand on the relation tested. That matters when the test sits
+    above a negation: in ``(<= (legal ?p noop) ... (stuck ?b1 ?p) (true (cell ?b2 ?p)) (stuck ?b2
+    ?p))`` with ``(<= (stuck ?b ?p) (not (movable ?p ?b)) ...)``, the demand for the second ``stuck``
+    read the first, so it depended on itself through the negation, and the rewritten game could not be
+    stratified (crisscross and chinesecheckers4 were then evaluated as written, a thousand times slower).
+    """
+    first: dict[str, int] = {}
+    for position, literal in enumerate(feeding):
+        if isinstance(literal, Atom):
+            for name in _literal_names(literal):
+                first.setdefault(name, position)
+    calls = {
+        position for position, literal in enumerate(feeding)
+        if isinstance(literal, Atom)
+        and SEPARATOR in literal.relation
+        and not literal.relation.startswith(MAGIC)
+    }
+    kept = {position for position, literal in enumerate(feeding) if isinstance(literal, Atom)} - calls
+    needed = set().union(_names_of(head), *(_literal_names(feeding[position]) for position in kept))
+    todo = list(needed)
+    while todo:
+        binder = first.get(todo.pop())
+        if binder is not None and binder not in kept:
+            kept.add(binder)
+            new = _literal_names(feeding[binder]) - needed
+            needed |= new
+            todo.extend(new)
+    bound = set().union(*(_literal_names(feeding[position]) for position in kept))
+    return [
+        literal for position, literal in enumerate(feeding)
+        if position in kept or (isinstance(literal, Distinct) and _literal_names(literal) <= bound)
+    ]
+
+
+def _names_of(atom: Atom) -> set[str]:
+    return {variable.name for variable in atom.variables()}
 
 
 def _single_adornments(

@@ -19,10 +19,11 @@ import networkx as nx
 
 from gdl.budget import BudgetExceededError, budget, deadline, exceeded
 from gdl.check import CheckedProgram
+from gdl.check.graph import dependency_graph
 from gdl.check.program import check_rewritten
 from gdl.datalog.evaluator import Database, Evaluator
-from gdl.datalog.magic import rewrite
-from gdl.datalog.plan import relation_key
+from gdl.datalog.magic import original_name, rewrite
+from gdl.datalog.plan import DELTA, relation_key
 from gdl.datalog.terms import TermTable
 from gdl.errors import GameDefinitionError, GameTooLargeError
 from gdl.syntax.model import Term
@@ -45,8 +46,9 @@ STATIC_FACT_LIMIT = 16_000_000
 STATIC_TOTAL_LIMIT = 24_000_000
 
 
-#: Relations computed once per game with this many facts are asked for by demand in the demand-driven
-#: evaluation (see :func:`demand_driven`), not read whole.
+#: Relations computed once per game with more facts than this are asked for by demand in the
+#: demand-driven evaluation (see :func:`demand_driven`), and not computed whole unless the game must be
+#: evaluated as written.
 LARGE_STATIC = 200_000
 
 
@@ -89,10 +91,10 @@ def demand_driven(checked: CheckedProgram, large: Iterable[str] = ()) -> Checked
 
     Relations that depend on ``true`` or ``does`` are computed per state, so computing only the facts
     some rule asks for pays off there (see :mod:`gdl.datalog.magic`); relations computed once per game
-    are left whole, but for the ``large`` ones (names), which are asked for by demand like the others:
-    a hash index on all the bound arguments of mummymaze1p's 6.5 million facts of direction-from/5 took
-    20 s and 1.3 GB, where the few facts a step asks for cost microseconds. When the rewritten game
-    cannot be stratified, the game is evaluated as written.
+    are left whole, but for the ``large`` ones (names), which are asked for by demand like the others
+    wherever only relations asked for by demand read them: computing all of mummymaze1p's 6.5 million
+    facts of direction-from/5 took 15 s, where the few facts a step asks for cost microseconds. When
+    the rewritten game cannot be stratified, the game is evaluated as written.
     """
     graph: nx.DiGraph = checked.graph
     inputs = {"true", "does"}
@@ -102,21 +104,63 @@ def demand_driven(checked: CheckedProgram, large: Iterable[str] = ()) -> Checked
         if relation not in inputs and not inputs.isdisjoint(nx.descendants(graph, relation))
     }
     queries = ("legal", "terminal", "goal", "next") + (("sees",) if "sees" in graph.nodes else ())
-    rewritten = rewrite(checked.program, queries, per_state | (set(large) & set(graph.nodes)))
-    return check_rewritten(rewritten.program, checked).checked or checked
+    # The reasoner reads the roles and the initial state whole, and a relation kept whole reads whole
+    # what it uses (it is not rewritten, so it makes no demands).
+    static = set(large) & set(graph.nodes) - {"role", "init"}
+    while outside := {
+        relation for relation in static
+        if any(reader not in per_state and reader not in static for reader in graph.predecessors(relation))
+    }:
+        static -= outside
+    rewritable = per_state | static
+    # Demands fed by every literal before the call are the most selective, but a test in that feed can
+    # close a cycle through negation; without tests, and then without the relations still on such a
+    # cycle, the rest of the game is rewritten all the same.
+    tests = True
+    while rewritable:
+        program = rewrite(checked.program, queries, rewritable, tests=tests).program
+        found = check_rewritten(program, checked).checked
+        if found is not None:
+            return found
+        if tests:
+            tests = False
+            continue
+        cyclic = negative_cycles(dependency_graph(program))
+        if not cyclic & rewritable:
+            break
+        rewritable -= cyclic
+    return checked
+
+
+def negative_cycles(graph: nx.DiGraph) -> set[str]:
+    """The relations of the game (magic and adorned names read as the relation they copy) on a cycle of
+    ``graph`` that goes through negation."""
+    found: set[str] = set()
+    for component in nx.strongly_connected_components(graph):
+        edges = graph.subgraph(component).edges(data="negative")
+        if any(negative for _, _, negative in edges):
+            found |= {original_name(relation) for relation in component}
+    return found
 
 
 class _Strata:
     """One program's strata, sorted into layers, with the runners of the strata each query needs.
 
     Relations computed once per game (layer 0) are evaluated into ``static`` (or taken from ``shared``,
-    the static database of another program for the same game, when it has them).
+    the static database of another program for the same game, when it has them). With ``large``, a
+    static stratum that makes more facts than that in a relation is left out, and so is every static
+    stratum reading what was left out (see :attr:`large`): the program is then incomplete until
+    :meth:`complete` evaluates them.
     """
 
-    def __init__(self, program: CheckedProgram, table: TermTable, shared: Database | None = None) -> None:
-        self.evaluator = evaluator = Evaluator(program, table)
+    def __init__(
+        self, program: CheckedProgram, table: TermTable, shared: Database | None = None,
+        large: int | None = None,
+    ) -> None:
+        self.program = program
+        self.evaluator = Evaluator(program, table)
         graph: nx.DiGraph = program.graph
-        depends_on = {node: nx.descendants(graph, node) | {node} for node in graph.nodes}
+        self._depends_on = depends_on = {node: nx.descendants(graph, node) | {node} for node in graph.nodes}
 
         def layer(number: int) -> int:
             uses = set().union(*(depends_on.get(r, {r}) for r in program.strata[number].relations))
@@ -124,13 +168,17 @@ class _Strata:
 
         self.layers = layers = [layer(number) for number in range(len(program.strata))]
         self.static = shared.extended() if shared is not None else Database()
+        #: Relation names of the static strata that made more than ``large`` facts in a relation.
+        self.large: set[str] = set()
+        #: Static strata left out (numbers): those of :attr:`large` and those reading what they make.
+        self.deferred: list[int] = []
         complete = frozenset(self.static.owned)  # a relation split over strata is owned after its first
         with budget("evaluating static relations"):
             for number, level in enumerate(layers):
                 heads = {relation_key(rule.head) for rule in program.strata[number].rules}
                 if level == 0 and not heads <= complete:
-                    self._evaluate_static(number, program.program.source)
-        evaluator.fix(self.static)
+                    self._evaluate_static(number, large)
+        self.evaluator.fix(self.static)
 
         def needed(relation: str, *levels: int) -> tuple[int, ...]:
             uses = depends_on.get(relation, {relation})
@@ -153,16 +201,46 @@ class _Strata:
         self.move_runner: Callable[[Database], None] | None = None
         self.sees_runner: Callable[[Database], None] | None = None
 
-    def _evaluate_static(self, number: int, source: str) -> None:
-        """Evaluate a stratum computed once per game, within the fact limits and the budget."""
+    def complete(self) -> None:
+        """Evaluate the static strata left out for their size (see :attr:`deferred`)."""
+        deferred, self.deferred = self.deferred, []
+        with budget("evaluating static relations"):
+            for number in deferred:
+                self._evaluate_static(number, None)
+        self.evaluator.fix(self.static)
+
+    def _evaluate_static(self, number: int, large: int | None) -> None:
+        """Evaluate a stratum computed once per game, within the fact limits and the budget; with
+        ``large``, leave it out (see :attr:`deferred`) when it reads a stratum left out or makes more
+        facts than that in a relation."""
+        stratum = self.program.strata[number]
+        source = self.program.program.source
         total = sum(len(facts) for facts in self.static.relations.values())
         limit = min(STATIC_FACT_LIMIT, STATIC_TOTAL_LIMIT - total)
+        heads = {relation_key(rule.head) for rule in stratum.rules}
+        if large is not None and not heads & self.static.owned:  # (not a relation split over strata)
+            reads = set().union(*(self._depends_on.get(r, {r}) for r in stratum.relations))
+            left_out = {r for n in self.deferred for r in self.program.strata[n].relations}
+            if reads & left_out:
+                self.deferred.append(number)
+                return
+            limit = min(limit, large)
+        else:
+            large = None
         try:
             self.evaluator.run(number, self.static, limit, deadline())
         except BudgetExceededError:
             raise
         except GameTooLargeError as problem:
-            raise GameTooLargeError(f"cannot evaluate {source!r}: {problem}") from None
+            if large is None or limit < large:
+                raise GameTooLargeError(f"cannot evaluate {source!r}: {problem}") from None
+            for relation in heads | {key for key in self.static.owned if key.startswith(DELTA)}:
+                self.static.forget_indexes(relation)
+                self.static.owned.discard(relation)
+                self.static.relations.pop(relation, None)
+            self.large |= stratum.relations
+            self.deferred.append(number)
+            return
         except TimeoutError:
             raise exceeded() from None
         if total + limit < STATIC_TOTAL_LIMIT:
@@ -218,17 +296,19 @@ class DatalogReasoner:
     def __init__(self, checked: CheckedProgram, *, demand: bool | None = None) -> None:
         self.checked = checked
         self.table = table = TermTable()
-        strata = plain = _Strata(checked, table)
-        self._initial: DatalogState = frozenset(fact[0] for fact in plain.static.facts("init/1"))
-        large = {
-            relation.rsplit("/", 1)[0] for relation, facts in plain.static.relations.items()
-            if len(facts) >= LARGE_STATIC
-        }
-        rewritten = demand_driven(checked, large) if demand is not False else checked
+        # A large static relation is asked for by demand; it is computed whole only for the game as
+        # written, which is then evaluated only where the rewritten game cannot be.
+        strata = plain = _Strata(checked, table, large=LARGE_STATIC if demand is not False else None)
+        left_out = {relation for number in plain.deferred for relation in checked.strata[number].relations}
+        rewritten = demand_driven(checked, left_out) if demand is not False else checked
         if rewritten is not checked:
             strata = _Strata(rewritten, table, plain.static)
-            if demand is None:
-                strata = _faster(strata, plain, self._initial)
+            if demand is None and not plain.deferred:
+                initial = frozenset(fact[0] for fact in plain.static.facts("init/1"))
+                strata = _faster(strata, plain, initial)
+        elif plain.deferred:
+            plain.complete()
+        self._initial: DatalogState = frozenset(fact[0] for fact in strata.static.facts("init/1"))
         #: Whether states are evaluated by the demand-driven rewriting of the game.
         self.demand_driven = strata is not plain
         self._strata = strata

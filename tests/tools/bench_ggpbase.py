@@ -1,13 +1,16 @@
 """ggp-base's prover beside the Datalog engine: states per CPU-second, same run, medians.
 
     .venv/bin/python tests/tools/bench_ggpbase.py --classpath CLASSPATH [GAME...] [--runs 3]
-        [--time-limit 10] [--timeout 600] [--cpu 0] [--jsonl FILE]
+        [--time-limit 10] [--timeout 600] [--cpu 0] [--jsonl FILE] [--corpus] [--resume]
 
 CLASSPATH holds an already-built reference: ggp-base's ProverStateMachine (classes compiled from
 ggp-base's public sources), Guava, and the harness class ``ProverBench`` that plays random depth
 charges and prints a ``gdl bench``-shaped JSON line. Neither is in this repository: docs/performance.md
 ("ggp-base's prover beside the Datalog engine") says how to build them by hand. GAME is a .kif path or
-a corpus game's name (looked up in ../shared/corpus/games); by default the games of issue 15 item 3.
+a corpus game's name (looked up in ../shared/corpus/games); by default the games of issue 15 item 3;
+``--corpus`` adds every corpus game that is not GDL-II (INDEX.tsv's ``gdl2`` column), alphabetically.
+``--resume`` skips the games FILE (``--jsonl``) already has a measurement of, so that a long sweep can
+be stopped and started again.
 
 For each game and each run, the reference and ``gdl bench --engine datalog`` run one after the other,
 each in its own process pinned to one core (``taskset -c CPU``) and killed after ``--timeout`` seconds.
@@ -160,6 +163,25 @@ def measure(command: list[str], timeout: float) -> tuple[dict[str, object] | Non
         return None, f"unreadable output: {problem}"
 
 
+def corpus_games(corpus: Path = CORPUS) -> list[str]:
+    """The corpus games that are not GDL-II, alphabetically (by INDEX.tsv when present)."""
+    index = corpus / "INDEX.tsv"
+    if not index.exists():
+        return sorted(path.stem for path in corpus.glob("*.kif"))
+    lines = index.read_text(encoding="utf-8").splitlines()
+    header = lines[0].split("\t")
+    file, gdl2 = header.index("file"), header.index("gdl2")
+    rows = [line.split("\t") for line in lines[1:] if line.strip()]
+    return sorted(Path(row[file]).stem for row in rows if row[gdl2] == "-")
+
+
+def measured(jsonl: Path) -> set[str]:
+    """The games a JSON-lines file of measurements has a line of."""
+    if not jsonl.exists():
+        return set()
+    return {json.loads(line)["game"] for line in jsonl.read_text(encoding="utf-8").splitlines() if line}
+
+
 def resolve(game: str) -> Path:
     """A game given as a path, or by its name in the corpus."""
     path = Path(game)
@@ -172,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("games", nargs="*", default=list(DEFAULT_GAMES))
+    parser.add_argument("games", nargs="*")
     parser.add_argument("--classpath", required=True, help="class path of the built ggp-base reference")
     parser.add_argument("--java", default="java")
     parser.add_argument("--runs", type=int, default=3)
@@ -181,7 +203,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds before a run is killed")
     parser.add_argument("--cpu", default="0", help="core to pin to (taskset -c); 'none' not to pin")
     parser.add_argument("--jsonl", type=Path, help="append every measurement to this file")
+    parser.add_argument("--corpus", action="store_true", help="every corpus game that is not GDL-II")
+    parser.add_argument("--resume", action="store_true", help="skip the games --jsonl has already")
     args = parser.parse_args(argv)
+    games = [*dict.fromkeys([*args.games, *corpus_games()])] if args.corpus else args.games
+    games = games or list(DEFAULT_GAMES)
+    if args.resume and args.jsonl:
+        done = measured(args.jsonl)
+        games = [game for game in games if resolve(game).stem not in done]
     cpu = None if args.cpu == "none" else args.cpu
     try:
         probe(args.java, args.classpath)
@@ -191,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rows: list[Row] = []
     print(HEADER, flush=True)
-    for name in args.games:
+    for name in games:
         game = resolve(name)
         if not game.exists():
             print(f"bench_ggpbase: no game {name} ({game})", file=sys.stderr)
@@ -214,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
                     row.failures[system] = failure
                 if args.jsonl:
                     with args.jsonl.open("a", encoding="utf-8") as out:
-                        out.write(json.dumps({"game": game.stem, "system": system, "run": run,
+                        out.write(json.dumps({"game": game.stem, "system": system, "run": run, "cpu": cpu,
                                               "result": result, "failure": failure}) + "\n")
         rows.append(row)
         print("| " + " | ".join(row.cells()) + " |", flush=True)
