@@ -22,6 +22,7 @@ from gdl.engines.native import (
     FROM_SAVED,
     FROM_SCRATCH,
     FROM_STATE,
+    GOAL_ENTRIES,
     GOAL_LITS,
     GOAL_SHIFT,
     GOAL_STARTS,
@@ -157,19 +158,36 @@ def copy(target: Any, source: Any) -> None:
 @_jit
 def evaluate(data: Any) -> None:
     """Evaluate the network afresh in the state handed in: counters gate by gate, then the sets."""
-    sizes = section(data, SIZES)
-    bases = sizes[1]
+    bases = section(data, SIZES)[1]
+    counters = section(data, COUNTERS)
+    state = section(data, STATE_IN).view(np.uint8)
+    counters[:] = 0
+    for b in range(bases):
+        counters[b] = (state[b >> 3] >> (b & 7)) & 1
+    evaluate_entries(data, 0)
+    sets = set_arrays(data)
+    sets[1][:] = -1
+    sets[2][:] = 0
+    legal_lits = section(data, LEGAL_LITS)
+    for k in range(legal_lits.shape[0]):
+        if holds(counters, legal_lits[k]):
+            toggle(k, sets)
+    next_lits = section(data, NEXT_LITS)
+    for b in range(bases):
+        if holds(counters, next_lits[b]) != counters[b]:
+            toggle(legal_lits.shape[0] + b, sets)
+
+
+@_inline
+def evaluate_entries(data: Any, start: int) -> None:
+    """Evaluate the schedule's entries from ``start`` on (the counters they read are up to date)."""
     op = section(data, OP)
     gate = section(data, NODE)
     first = section(data, FIRST)
     end = section(data, END)
     lits = section(data, LITS)
     counters = section(data, COUNTERS)
-    state = section(data, STATE_IN).view(np.uint8)
-    counters[:] = 0
-    for b in range(bases):
-        counters[b] = (state[b >> 3] >> (b & 7)) & 1
-    i = 0
+    i = start
     while i < op.shape[0]:
         if op[i] == BLOCK_OP:
             evaluate_block(data, i)
@@ -182,17 +200,6 @@ def evaluate(data: Any) -> None:
         need = end[i] - first[i] if op[i] == AND_OP else 1 if op[i] == OR_OP else op[i] - AT_LEAST_OP
         counters[gate[i]] = true - need + 1
         i += 1
-    sets = set_arrays(data)
-    sets[1][:] = -1
-    sets[2][:] = 0
-    legal_lits = section(data, LEGAL_LITS)
-    for k in range(legal_lits.shape[0]):
-        if holds(counters, legal_lits[k]):
-            toggle(k, sets)
-    next_lits = section(data, NEXT_LITS)
-    for b in range(bases):
-        if holds(counters, next_lits[b]) != counters[b]:
-            toggle(legal_lits.shape[0] + b, sets)
 
 
 @_inline
@@ -482,6 +489,9 @@ def read_goals(data: Any, outcome: int) -> int:
     goal_starts = section(data, GOAL_STARTS)
     counters = section(data, COUNTERS)
     goals = section(data, GOALS)
+    if outcome == TERMINAL:
+        # The gates only the goals read are left out of the propagation: evaluated once, here.
+        evaluate_entries(data, sizes[GOAL_ENTRIES])
     shift = sizes[GOAL_SHIFT]
     key = 0
     for role in range(sizes[2]):

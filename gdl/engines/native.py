@@ -17,6 +17,9 @@ moves and the set of base propositions whose ``next`` differs from their value; 
 gates a move reaches, with no scan of the outputs. A role's legal outputs that share a conjunct (whose
 turn it is) are kept apart, as the rest of their conjunction, in a set that counts only while the
 conjunct holds: the turn passing then changes no set (in breakthrough it toggled 310 legal outputs).
+Gates over several roles' moves become threshold gates (:mod:`gdl.engines.thresholds`), which the turn
+passing does not flip either; the gates only the goals read are left out of the propagation, and
+evaluated once at the end of a playout.
 
 The kernel, :func:`gdl.engines.kernel.playout`, plays: stop at a terminal state; choose each role's
 move uniformly in its sets (xorshift64*, seeded by the caller); set the inputs and propagate; flip the
@@ -62,7 +65,7 @@ Ints = npt.NDArray[np.int32]
 ) = range(27)
 SECTIONS = 27
 #: Fields of the SIZES section.
-NODES, BASES, ROLES, LEGAL_OUTPUTS, GOAL_SHIFT, SWAP_INPUTS, WORK = range(7)
+NODES, BASES, ROLES, LEGAL_OUTPUTS, GOAL_SHIFT, SWAP_INPUTS, WORK, GOAL_ENTRIES = range(8)
 #: Kernel outcomes.
 TERMINAL, NO_LEGAL_MOVE, DEPTH_LIMIT = 0, 1, 2
 #: How a playout starts: from the saved network; from the state handed in (propagating the base
@@ -254,26 +257,23 @@ def flatten(net: PropNet) -> Kernel:
     schedule = Schedule(net, lits=[literal(net.terminal)])
     #: The schedule entry of each node's cycle block (or -1).
     node_block = [-1] * nodes
-    needed = [*net.next, net.terminal, *(node for entries in net.goals for _, node in entries)]
+    needed = [*net.next, net.terminal]
     needed += [lit >> 1 for lit in [*element_lits, *guards]]
     needed += [lit >> 1 for _, operands in made for lit in operands]
+    played = _cone(net, rewritten, [n for n in needed if n < false_node])
+    goal_nodes = [node for entries in net.goals for _, node in entries if 0 <= node < false_node]
+    # The gates only the goals read come last, and out of the propagation: the kernel evaluates them
+    # once, at the end of a playout (in hanoi they count the towers, a fifth of a step's propagation).
+    goals_only = sorted(set(_cone(net, rewritten, goal_nodes)) - set(played))
     # The threshold gates made read only inputs: they come first.
     for node in range(false_node + 1, false_node + 1 + thresholds):
         schedule.add(*_entry(rewritten[node], node))
-    # The network's gates needed (the rewritten ones as rewritten), in runs between the rewritten ones
-    # (which are never in a cycle block, so that no run splits one).
-    run: list[int] = []
-    for node in _cone(net, rewritten, [n for n in needed if n < false_node]):
-        if node in rewritten:
-            schedule.add_gates(run, node_block)
-            run = []
-            schedule.add(*_entry(rewritten[node], node))
-        else:
-            run.append(node)
-    schedule.add_gates(run, node_block)
+    _add_gates(schedule, net, rewritten, played, node_block)
     # The gates made for the kernel read only the network's nodes, and the ands come before the ors.
     for (op, operands), node in sorted(made.items(), key=lambda item: item[1]):
         schedule.add(op, node, operands)
+    goal_entries = len(schedule.ops)
+    _add_gates(schedule, net, rewritten, goals_only, node_block)
     ops, gates, firsts, ends, lits = schedule.columns()
     legal_lits = element_lits
     legal_outputs = len(legal_lits)
@@ -285,7 +285,7 @@ def flatten(net: PropNet) -> Kernel:
     # the last set when its next value differs from its value).
     readers: list[list[int]] = [[] for _ in range(nodes)]
     specials: list[list[int]] = [[] for _ in range(nodes)]
-    for entry, op in enumerate(ops):
+    for entry, op in enumerate(ops[:goal_entries]):
         if op == BLOCK_OP:
             continue
         gate = gates[entry]
@@ -322,7 +322,7 @@ def flatten(net: PropNet) -> Kernel:
     elements = legal_outputs + bases
     network_state = [nodes, elements, elements, 2 * roles + 1]
     sections: list[Sequence[int] | int] = [
-        [nodes, bases, roles, legal_outputs, goal_shift, 0, 0],
+        [nodes, bases, roles, legal_outputs, goal_shift, 0, 0, goal_entries],
         ops, gates, firsts, ends, lits,
         legal_lits,
         [input_of[(role, move)] for role, entries in enumerate(net.legal) for move, _ in entries],
@@ -351,6 +351,26 @@ def flatten(net: PropNet) -> Kernel:
 def _entry(gate: tuple[int, list[int]], node: int) -> tuple[int, int, list[int]]:
     """A schedule entry ``(op, node, literals)`` of a rewritten gate."""
     return gate[0], node, gate[1]
+
+
+def _add_gates(
+    schedule: Schedule,
+    net: PropNet,
+    rewritten: dict[int, tuple[int, list[int]]],
+    gates: list[int],
+    node_block: list[int],
+) -> None:
+    """Entries for the network's ``gates`` (in evaluation order), the rewritten ones as rewritten: the
+    others in runs between them (a rewritten gate is never in a cycle block, so no run splits one)."""
+    run: list[int] = []
+    for node in gates:
+        if node in rewritten:
+            schedule.add_gates(run, node_block)
+            run = []
+            schedule.add(*_entry(rewritten[node], node))
+        else:
+            run.append(node)
+    schedule.add_gates(run, node_block)
 
 
 def _cone(net: PropNet, rewritten: dict[int, tuple[int, list[int]]], outputs: list[int]) -> list[int]:
