@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_engines_compiled import QUICK, checked_game, disagreements, reach_game
 
+from gdl.budget import BudgetExceededError, budget
 from gdl.check import check_text
 from gdl.engines.compiled import CompiledReasoner, function_outputs
 from gdl.ground.grounding import term_of
@@ -84,3 +85,18 @@ def test_a_sweep_evaluates_constant_outputs() -> None:
     checked = check_text(text).checked
     assert checked is not None
     assert disagreements(checked, range(2), 5, code_limit=-1) == []
+
+
+def test_loading_takes_a_built_network_and_checks_the_budget_after_it() -> None:
+    # engine="auto" builds the network itself, and may give up in code generation or the sweeps' tables.
+    checked = checked_game(ROOT / "games" / "tictactoe.kif")
+    built = CompiledReasoner(checked)
+    for limit in (NO_LIMIT, -1):
+        with budget("building the compiled engine", 0.0), pytest.raises(BudgetExceededError):
+            CompiledReasoner(checked, code_limit=limit, network=(built.grounding, built.net))
+        again = CompiledReasoner(checked, code_limit=limit, network=(built.grounding, built.net))
+        assert again.net is built.net and again.phases["instantiate"] == again.phases["network"] == 0.0
+        joint = [again.legal(again.initial(), 0)[4], again.legal(again.initial(), 1)[0]]
+        assert again.legal(again.initial(), 0) == built.legal(built.initial(), 0)
+        after = again.fluents(again.next(again.initial(), joint))
+        assert after == built.fluents(built.next(built.initial(), joint)) != built.fluents(built.initial())

@@ -16,12 +16,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 
+from gdl.budget import checkpoint
 from gdl.check import CheckedProgram
 from gdl.engines.base import Charges, charges_arguments, goal_value
 from gdl.engines.native import TALLY_GOALS, TALLY_MOVES, TALLY_TERMINAL, TERMINAL, Kernel, flatten
 from gdl.engines.sweep import Sweep
 from gdl.errors import GameDefinitionError
-from gdl.ground.grounding import term_of
+from gdl.ground.grounding import Grounding, term_of
 from gdl.ground.instantiate import DEFAULT_MAX_ATOMS, DEFAULT_MAX_SECONDS, instantiate
 from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet, build
 from gdl.syntax.model import Term
@@ -180,7 +181,9 @@ class _Writer:
     def body(self) -> list[str]:
         lines = []
         done_blocks = set()
-        for node in self.gates:
+        for count, node in enumerate(self.gates):
+            if count % 1024 == 0:
+                checkpoint()
             block = self.block_of.get(node)
             if block is None:
                 if self._kind(node) is not Gate.NOT and node not in self.inline:
@@ -388,31 +391,43 @@ class CompiledReasoner:
         max_atoms: int = DEFAULT_MAX_ATOMS,
         max_seconds: float = DEFAULT_MAX_SECONDS,
         code_limit: int = DEFAULT_CODE_LIMIT,
+        network: tuple[Grounding, PropNet] | None = None,
     ) -> None:
         """``code_limit``: the most gate inputs a function's generated code may read; a function that
-        needs more is a :class:`gdl.engines.sweep.Sweep` (-1: every function is)."""
+        needs more is a :class:`gdl.engines.sweep.Sweep` (-1: every function is). ``network``: the
+        game's grounding and network, when built already (the budgets then do not apply to them).
+
+        Loading checks the budgets of :mod:`gdl.budget` as it goes (:func:`gdl.budget.checkpoint`)."""
         started = time.process_time()
-        self.grounding = instantiate(checked, max_atoms, max_seconds)
-        self.net = build(self.grounding)
+        if network is None:
+            self.grounding = instantiate(checked, max_atoms, max_seconds)
+            self.net = build(self.grounding)
+        else:
+            self.grounding, self.net = network
         built = time.process_time()
         self.roles = self.net.roles
         net = self.net
         outputs = function_outputs(net)
         cones = {name: net.cone(nodes) for name, nodes in outputs.items()}
+        checkpoint()
+        found = time.process_time()
         written = {name: cone for name, cone in cones.items() if _gate_inputs(net, cone) <= code_limit}
         self.source, constants = generate(net, written)
+        checkpoint()
         generated = time.process_time()
         namespace: dict[str, object] = dict(constants)
         exec(compile(self.source, f"<compiled {checked.program.source}>", "exec"), namespace)
         compiled = time.process_time()
         large = [name for name in cones if name not in written]
         swept = {name: Sweep(net, _sweep_outputs(net, name), cones[name]) for name in large}
-        #: CPU seconds of each phase of loading: instantiation, the network, code generation (with the
-        #: gates each function needs), compile(), the tables of the functions too large for code.
+        #: CPU seconds of each phase of loading: instantiation and the network (0 when they were handed
+        #: in), the gates each function needs, code generation, compile(), and the tables of the
+        #: functions too large for generated code (:class:`gdl.engines.sweep.Sweep`).
         self.phases = {
-            "instantiate": self.grounding.seconds,
-            "network": built - started - self.grounding.seconds,
-            "generate": generated - built,
+            "instantiate": self.grounding.seconds if network is None else 0.0,
+            "network": built - started - self.grounding.seconds if network is None else 0.0,
+            "cones": found - built,
+            "generate": generated - found,
             "compile": compiled - generated,
             "tables": time.process_time() - compiled,
         }

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gdl.budget import checkpoint
 from gdl.engines.schedule import BLOCK_OP, Schedule, folded_literal
 from gdl.ground.propnet import PropNet
 
@@ -43,6 +44,7 @@ class Sweep:
             cone = net.cone(outputs)
         schedule = Schedule(net)
         schedule.add_gates(cone)
+        checkpoint()
         first_gate = net.first_gate
         slot = np.full(net.size + 1, -1, dtype=np.int64)
         slot[:first_gate] = np.arange(first_gate)

@@ -52,8 +52,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     sys.setrecursionlimit(100_000)
-    print("| game | code limit | instantiate | network | generate | compile | tables | states/CPU-s |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| game | code limit | " + " | ".join(PHASES) + " | states/CPU-s |")
+    print("|---|---|" + "---|" * len(PHASES) + "---|")
     for path in args.games:
         checked = check_text(path.read_text(), str(path)).checked
         if checked is None:
@@ -66,7 +66,7 @@ def main() -> None:
 
 
 #: The phases printed, in order.
-PHASES = ("instantiate", "network", "generate", "compile", "tables")
+PHASES = ("instantiate", "network", "cones", "generate", "compile", "tables")
 
 if __name__ == "__main__":
     main()
