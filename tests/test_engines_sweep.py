@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_engines_compiled import QUICK, checked_game, disagreements, reach_game
+from test_engines_compiled import QUICK, checked_game, corpus_problems, disagreements, reach_game
 
 from gdl.budget import BudgetExceededError, budget
-from gdl.check import check_text
+from gdl.check import CheckedProgram, check_text
 from gdl.engines.compiled import CompiledReasoner, function_outputs
 from gdl.ground.grounding import term_of
 
@@ -55,6 +55,14 @@ def test_sweeps_agree_with_generated_code_on_any_state_and_joint_move(name: str,
 @pytest.mark.parametrize("name", QUICK)
 def test_quick_corpus_walks_with_sweeps_agree_with_datalog(corpus: Path, name: str) -> None:
     assert disagreements(checked_game(corpus / "games" / f"{name}.kif"), range(2), 80, code_limit=-1) == []
+
+
+@pytest.mark.slow
+def test_every_corpus_game_that_instantiates_agrees_with_datalog_in_sweeps(corpus: Path) -> None:
+    def compare(checked: CheckedProgram) -> list[str]:
+        return disagreements(checked, range(2), 60, code_limit=-1)
+
+    assert corpus_problems(corpus, compare) == []
 
 
 def test_recursive_rules_in_a_sweep_agree_with_datalog() -> None:
