@@ -8,7 +8,8 @@ as the flat schedule the playout kernels use (:mod:`gdl.engines.schedule`: not-g
 literals that read them, cycle blocks evaluated from false until nothing changes), which a numba kernel
 (:mod:`gdl.engines.sweep_kernel`) evaluates gate by gate, an and-gate decided by its first false literal
 and an or-gate by its first true one. Building the tables is a pass over the gates, with no code to write
-or compile; the kernel is compiled once per installation (:mod:`gdl.engines.warm`).
+or compile; the kernel is compiled once per installation (:mod:`gdl.engines.warm`) and loaded when a
+sweep is built.
 
 The nodes are renumbered into slots so that the values of a sweep fit the gates it evaluates: base
 propositions and inputs keep their numbers, the constant false comes next, then the gates of the cone.
@@ -73,18 +74,18 @@ class Sweep:
         self._work = self._slots + (len(outputs) + 7) // 8
         self._state_bytes = (len(net.fluents) + 7) // 8
         self._input_bytes = (len(net.moves) + 7) // 8
-        self._kernel: Any = None
+        # numba is imported and the kernel loaded from its cache (half a CPU-second in a new process)
+        # now, as part of loading the game, rather than in the first question, which may be in a clock.
+        from gdl.engines.sweep_kernel import sweep
+
+        self._kernel: Any = sweep
+        self(0)
 
     def __call__(self, state: int, inputs: int = 0) -> int:
         """The int with bit ``k`` set when output ``k`` holds in ``state`` (bit ``i`` for base
         proposition ``i``) with ``inputs`` (bit ``j`` for input ``j``)."""
-        kernel = self._kernel
-        if kernel is None:
-            from gdl.engines.sweep_kernel import sweep
-
-            kernel = self._kernel = sweep
         work = np.empty(self._work, dtype=np.uint8)
-        kernel(
+        self._kernel(
             self.tables,
             np.frombuffer(state.to_bytes(self._state_bytes, "little"), dtype=np.uint8),
             np.frombuffer(inputs.to_bytes(self._input_bytes, "little"), dtype=np.uint8),
