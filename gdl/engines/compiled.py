@@ -27,7 +27,7 @@ from gdl.budget import checkpoint
 from gdl.check import CheckedProgram
 from gdl.engines.base import Charges, charges_arguments, goal_value
 from gdl.engines.native import TALLY_GOALS, TALLY_MOVES, TALLY_TERMINAL, TERMINAL, Kernel, flatten
-from gdl.engines.sweep import Sweep
+from gdl.engines.sweep import Sweep, loaded_kernel
 from gdl.errors import GameDefinitionError
 from gdl.ground.grounding import Grounding, term_of
 from gdl.ground.instantiate import DEFAULT_MAX_ATOMS, DEFAULT_MAX_SECONDS, instantiate
@@ -426,17 +426,22 @@ class CompiledReasoner:
         exec(compile(self.source, f"<compiled {checked.program.source}>", "exec"), namespace)
         compiled = time.process_time()
         large = [name for name in cones if name not in written]
+        if large:
+            loaded_kernel()
+        loaded = time.process_time()
         swept = {name: Sweep(net, _sweep_outputs(net, name), cones[name]) for name in large}
         #: CPU seconds of each phase of loading: instantiation and the network (0 when they were handed
-        #: in), the gates each function needs, code generation, compile(), and the tables of the
-        #: functions too large for generated code (:class:`gdl.engines.sweep.Sweep`).
+        #: in), the gates each function needs, code generation, compile(), loading the sweeps' kernel
+        #: (numba's import: once per process) and the tables of the functions too large for generated
+        #: code (:class:`gdl.engines.sweep.Sweep`).
         self.phases = {
             "instantiate": self.grounding.seconds if network is None else 0.0,
             "network": built - started - self.grounding.seconds if network is None else 0.0,
             "cones": found - built,
             "generate": generated - found,
             "compile": compiled - generated,
-            "tables": time.process_time() - compiled,
+            "kernel": loaded - compiled,
+            "tables": time.process_time() - loaded,
         }
         #: The functions evaluated by a sweep rather than generated code.
         self.swept = frozenset(swept)

@@ -19,6 +19,7 @@ A sweep keeps no state between calls (its working memory is allocated per call),
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,21 @@ SECTIONS = 7
 #: Fields of the SIZES section: base propositions, the slot of false (base propositions and inputs come
 #: before it), the slots of values (the outputs' bits follow them in a sweep's working memory).
 BASES, FALSE_SLOT, VALUE_SLOTS = range(3)
+
+
+@cache
+def loaded_kernel() -> Any:
+    """The kernel, run once on empty tables, so that numba is imported and the kernel loaded from its
+    cache (half a CPU-second in a new process) when a sweep is built, as part of loading a game, rather
+    than in its first question, which may be inside a clock."""
+    from gdl.engines.sweep_kernel import sweep
+
+    sizes = [0, 0, 1]  # no base proposition, no input, one slot (false)
+    offsets = [SECTIONS + 1, *[SECTIONS + 1 + len(sizes)] * SECTIONS]  # every section but SIZES empty
+    tables = np.asarray([*offsets, *sizes], dtype=np.int32)
+    empty = np.frombuffer(b"", dtype=np.uint8)
+    sweep(tables, empty, empty, np.empty(1, dtype=np.uint8))
+    return sweep
 
 
 class Sweep:
@@ -74,12 +90,7 @@ class Sweep:
         self._work = self._slots + (len(outputs) + 7) // 8
         self._state_bytes = (len(net.fluents) + 7) // 8
         self._input_bytes = (len(net.moves) + 7) // 8
-        # numba is imported and the kernel loaded from its cache (half a CPU-second in a new process)
-        # now, as part of loading the game, rather than in the first question, which may be in a clock.
-        from gdl.engines.sweep_kernel import sweep
-
-        self._kernel: Any = sweep
-        self(0)
+        self._kernel = loaded_kernel()
 
     def __call__(self, state: int, inputs: int = 0) -> int:
         """The int with bit ``k`` set when output ``k`` holds in ``state`` (bit ``i`` for base

@@ -66,7 +66,7 @@ def main() -> None:
 
 
 #: The phases printed, in order.
-PHASES = ("instantiate", "network", "cones", "generate", "compile", "tables")
+PHASES = ("instantiate", "network", "cones", "generate", "compile", "kernel", "tables")
 
 if __name__ == "__main__":
     main()
