@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from gdl.budget import checkpoint
 from gdl.engines.schedule import BLOCK_OP, Schedule, folded_literal
+from gdl.errors import GameTooLargeError
 from gdl.ground.propnet import PropNet
 
 #: Sections of a sweep's tables, in order; the array starts with their offsets (``SECTIONS + 1``).
@@ -84,7 +85,7 @@ class Sweep:
         ]
         offsets = np.cumsum([SECTIONS + 1, *(len(s) for s in sections)])
         if offsets[-1] >= 2**31 or 2 * self._slots >= 2**31:
-            raise ValueError(f"network too large for a sweep ({offsets[-1]} words)")
+            raise GameTooLargeError(f"network too large for a sweep ({offsets[-1]} words)")
         #: The tables the kernel reads.
         self.tables = np.concatenate([offsets, *sections]).astype(np.int32)
         self._work = self._slots + (len(outputs) + 7) // 8
