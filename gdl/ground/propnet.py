@@ -97,6 +97,7 @@ class PropNet:
     def cone(self, outputs: Iterable[int]) -> list[int]:
         """The gates needed for ``outputs`` in evaluation order (whole cycle blocks included)."""
         needed: set[int] = set()
+        blocks: set[tuple[int, int]] = set()
         stack = [n for n in outputs if n >= self.first_gate]
         while stack:
             node = stack.pop()
@@ -104,8 +105,10 @@ class PropNet:
                 continue
             needed.add(node)
             stack.extend(n for n in self.args[node - self.first_gate] if n >= self.first_gate)
-            if node in self.block_of:
-                stack.extend(range(*self.block_of[node]))
+            block = self.block_of.get(node)
+            if block is not None and block not in blocks:  # once per block, not once per member
+                blocks.add(block)
+                stack.extend(range(*block))
         return sorted(needed)
 
     def outputs(self) -> list[int]:
