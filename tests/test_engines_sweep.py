@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_engines_compiled import QUICK, checked_game, corpus_problems, disagreements, reach_game
 
+import gdl.engines.compiled
 from gdl.budget import BudgetExceededError, budget
 from gdl.check import CheckedProgram, check_text
 from gdl.engines.compiled import CompiledReasoner, function_outputs
@@ -84,6 +85,22 @@ def test_only_functions_over_the_code_limit_are_swept() -> None:
     for name in sizes:
         assert (f"def {name}(" in reasoner.source) == (name not in reasoner.swept)
     assert disagreements(checked, range(3), 20, code_limit=limit) == []
+
+
+def test_once_a_function_is_swept_so_are_the_others_over_swept_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    checked = checked_game(ROOT / "games" / "tictactoe.kif")
+    net = CompiledReasoner(checked).net
+    sizes = sorted(
+        (sum(len(net.args[node - net.first_gate]) for node in net.cone(outputs)), name)
+        for name, outputs in function_outputs(net).items()
+    )
+    (smallest, kept), (middle, _), (largest, _) = sizes
+    assert smallest < middle < largest
+    monkeypatch.setattr(gdl.engines.compiled, "SWEPT_TOO", smallest)
+    assert CompiledReasoner(checked, code_limit=largest).swept == frozenset()
+    reasoner = CompiledReasoner(checked, code_limit=largest - 1)
+    assert reasoner.swept == {name for _, name in sizes} - {kept}
+    assert disagreements(checked, range(3), 20, code_limit=largest - 1) == []
 
 
 def test_a_sweep_evaluates_constant_outputs() -> None:

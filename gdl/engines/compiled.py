@@ -11,8 +11,9 @@ Writing and ``compile()``-ing that code costs about 10 microseconds per gate inp
 instantiating the game: on a large network (kalaha's successor reads 1.5 million gate inputs) it took
 longer than instantiation. So a function whose gates read more than ``code_limit`` gate inputs is not
 written: a :class:`gdl.engines.sweep.Sweep` stands for it, the same gates evaluated from tables by a
-native kernel, which costs a fraction of that to build and runs faster on a large network too. Small
-functions stay generated code, which needs no numba at load time.
+native kernel, which costs a fraction of that to build and runs faster on a large network too. Once
+one function is a sweep (numba is loaded), so is every function over :data:`SWEPT_TOO` gate inputs; a
+game whose functions are all small stays generated code, which needs no numba at load time.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ from gdl.syntax.model import Term
 #: Writing and compiling Python costs about 10 microseconds per gate input, as much as instantiating
 #: the game; a sweep's tables cost a fraction of that, and a sweep runs faster on a large cone.
 DEFAULT_CODE_LIMIT = 20_000
+#: Once one function is a sweep (numba is loaded), the others over this many gate inputs are sweeps
+#: too: from about a thousand gate inputs (connect four's functions read 700 to 900), a sweep is built
+#: and run faster than generated code.
+SWEPT_TOO = 1_000
 #: Terms per statement when an output mask is assembled (keeps the compiler's recursion shallow).
 _CHUNK = 64
 #: How deep gates are written into each other's expressions (the parser limits nesting).
@@ -401,7 +406,8 @@ class CompiledReasoner:
         network: tuple[Grounding, PropNet] | None = None,
     ) -> None:
         """``code_limit``: the most gate inputs a function's generated code may read; a function that
-        needs more is a :class:`gdl.engines.sweep.Sweep` (-1: every function is). ``network``: the
+        needs more is a :class:`gdl.engines.sweep.Sweep` (-1: every function is), and then so is every
+        function over :data:`SWEPT_TOO`. ``network``: the
         game's grounding and network, when built already (the budgets then do not apply to them).
 
         Loading checks the budgets of :mod:`gdl.budget` as it goes (:func:`gdl.budget.checkpoint`)."""
@@ -418,7 +424,10 @@ class CompiledReasoner:
         cones = {name: net.cone(nodes) for name, nodes in outputs.items()}
         checkpoint()
         found = time.process_time()
-        written = {name: cone for name, cone in cones.items() if _gate_inputs(net, cone) <= code_limit}
+        sizes = {name: _gate_inputs(net, cone) for name, cone in cones.items()}
+        if max(sizes.values()) > code_limit:
+            code_limit = min(code_limit, SWEPT_TOO)
+        written = {name: cone for name, cone in cones.items() if sizes[name] <= code_limit}
         self.source, constants = generate(net, written)
         checkpoint()
         generated = time.process_time()
