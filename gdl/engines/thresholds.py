@@ -20,14 +20,15 @@ consistent in every other state (no move set, between steps), where ``next`` is 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from gdl.engines.schedule import AND_OP, AT_LEAST_OP, OR_OP, folded_literal
 from gdl.ground.propnet import Gate, PropNet
 
 
-def role_moves(net: PropNet, node: int) -> tuple[int, list[int]] | None:
+def role_moves(net: PropNet, node: int, literal: Sequence[int] = ()) -> tuple[int, list[int]] | None:
     """The role and the inputs of ``node`` when it is one input, or an or-gate of inputs of one role
-    (outside cycle blocks)."""
+    (outside cycle blocks); ``literal``, when given, is the folded literal of every node."""
     first_input, first_gate = net.first_input, net.first_gate
     if first_input <= node < first_gate:
         return net.moves[node - first_input][0], [node]
@@ -35,7 +36,8 @@ def role_moves(net: PropNet, node: int) -> tuple[int, list[int]] | None:
         return None
     if net.kinds[node - first_gate] is not Gate.OR:
         return None
-    lits = [folded_literal(net, arg) for arg in net.args[node - first_gate]]
+    args = net.args[node - first_gate]
+    lits = [literal[arg] if literal and arg >= 0 else folded_literal(net, arg) for arg in args]
     if any(lit & 1 or not first_input <= lit >> 1 < first_gate for lit in lits):
         return None
     roles = {net.moves[(lit >> 1) - first_input][0] for lit in lits}
@@ -60,16 +62,22 @@ def threshold_gates(net: PropNet, first_new: int) -> tuple[dict[int, tuple[int, 
     """
     maker = _Maker(net, first_new)
     found: list[tuple[int, int, list[int], int, list[int]]] = []
+    literal = [folded_literal(net, node) for node in range(net.size)]
+    known: dict[int, tuple[int, list[int]] | None] = {}
     for gate, (kind, args) in enumerate(zip(net.kinds, net.args, strict=True)):
         node = net.first_gate + gate
         if kind is Gate.NOT or node in net.block_of:
             continue
         # An or reads the role disjunctions negated, an and reads them as they are.
         wanted = 1 if kind is Gate.OR else 0
-        lits = [folded_literal(net, arg) for arg in args]
+        lits = [literal[arg] if arg >= 0 else folded_literal(net, arg) for arg in args]
         by_role: dict[int, tuple[int, list[int]]] = {}
         for lit in lits:
-            moves = role_moves(net, lit >> 1) if lit & 1 == wanted else None
+            if lit & 1 != wanted or lit >> 1 < net.first_input:
+                continue
+            if lit >> 1 not in known:
+                known[lit >> 1] = role_moves(net, lit >> 1, literal)
+            moves = known[lit >> 1]
             if moves is not None and moves[0] not in by_role:
                 by_role[moves[0]] = (lit, moves[1])
         if len(by_role) < 2:
