@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from gdl.engines.base import Reasoner, depth_charge, random_walk
+from gdl.engines.base import Charges, Reasoner, charges_one_by_one, depth_charge, depth_charges, random_walk
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.warm import warm_up
 from gdl.errors import (
@@ -122,6 +122,14 @@ class _LockedReasoner:
             with self._lock:
                 return depth_charge(self.unlocked, state, rng, max_depth)
         return random_walk(self, state, rng, max_depth)
+
+    def depth_charges(self, state: Any, count: int, rng: random.Random, max_depth: int) -> Charges[Any]:
+        """The reasoner's own (native) depth charges under one lock, or charges made one by one locking
+        each call."""
+        if hasattr(self.unlocked, "depth_charges"):
+            with self._lock:
+                return depth_charges(self.unlocked, state, count, rng, max_depth)
+        return charges_one_by_one(self, state, count, rng, max_depth)
 
 
 def _unlocked(reasoner: Any) -> Any:

@@ -12,14 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_engines_compiled import checked_game
-from test_engines_native import MORE
+from test_engines_native import MORE, replay_disagreements
 from test_game_errors import STUCK
 
 from gdl.check import check_text
 from gdl.engines.base import Charges, depth_charge, depth_charges, goal_value
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
-from gdl.engines.native import DEPTH_LIMIT, NO_LEGAL_MOVE, TERMINAL
+from gdl.engines.native import DEPTH_LIMIT, NO_LEGAL_MOVE, STATE_OUT, TERMINAL
+from gdl.match import _LockedReasoner
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Corpus games for the comparisons: the two of the benchmark this API is for, turn-taking games of two
@@ -210,3 +211,44 @@ def test_bad_arguments_are_a_clear_value_error(
     if engine == "compiled":
         with pytest.raises(ValueError, match=f"^depth charges: {message}$"):
             _tictactoe().depth_charges(reasoner.initial(), count, random.Random(0), max_depth)  # type: ignore[arg-type]
+
+
+def bits_game(bases: int) -> str:
+    """A game of ``bases`` base propositions, all true at first, one cleared per move until none holds."""
+    numbers = " ".join(f"(index {k})" for k in range(bases))
+    return f"""
+    (role r) {numbers}
+    (<= (init (on ?k)) (index ?k))
+    (<= (legal r (clear ?k)) (true (on ?k)))
+    (<= (next (on ?k)) (true (on ?k)) (not (does r (clear ?k))))
+    (<= some (true (on ?k)))
+    (<= terminal (not some))
+    (goal r 100)
+    """
+
+
+@pytest.mark.parametrize("bases", [62, 63, 64, 65])
+def test_states_of_63_base_propositions_or_fewer_are_handed_out_as_integers(bases: int) -> None:
+    # The kernel hands the first 63 base propositions out as an integer, the rest through memory: walks
+    # across the boundary agree with the Datalog evaluator, and their ends with the bytes in memory.
+    checked = check_text(bits_game(bases)).checked
+    assert checked is not None
+    compiled = CompiledReasoner(checked)
+    assert compiled.kernel.bases == bases
+    for max_depth in (0, 1, 40, 100):
+        last, depth, _, _ = compiled.kernel.run(compiled.initial(), max_depth, max_depth)
+        assert last == int.from_bytes(compiled.kernel.section(STATE_OUT).tobytes(), "little")
+        assert bin(last).count("1") == bases - depth
+    assert replay_disagreements(checked, range(4), 70) == []
+
+
+@pytest.mark.parametrize("engine", ["compiled", "datalog"])
+def test_a_reasoner_locked_for_a_match_makes_the_same_charges(engine: str) -> None:
+    checked = checked_game(ROOT / "games" / "tictactoe.kif")
+    reasoner = CompiledReasoner(checked) if engine == "compiled" else DatalogReasoner(checked)
+    locked = _LockedReasoner(reasoner)
+    got = depth_charges(locked, reasoner.initial(), 9, random.Random(6), 100)
+    assert got == depth_charges(reasoner, reasoner.initial(), 9, random.Random(6), 100)
+    assert got.terminal == 9 and sum(got.goal_sums) == 900
+    with pytest.raises(ValueError, match="count must be a positive integer"):
+        depth_charges(locked, reasoner.initial(), 0, random.Random(6), 100)

@@ -131,12 +131,21 @@ def depth_charges(
     A reasoner may have its own method ``depth_charges`` with this meaning, which is used when present
     (the compiled engine makes all the charges and reads their goals in one native call); otherwise the
     charges are made one by one with :func:`depth_charge` and their goals read with ``reasoner.goals``.
-    Raises :class:`ValueError` unless ``count`` is a positive integer and ``max_depth`` a non-negative one.
+    Raises :class:`ValueError` unless ``count`` is a positive integer and ``max_depth`` a non-negative one
+    (a reasoner's own method checks them with :func:`charges_arguments`).
     """
-    count, max_depth = charges_arguments(count, max_depth)
     own: DepthCharges[S] | None = getattr(reasoner, "depth_charges", None)
     if own is not None:
         return own(state, count, rng, max_depth)
+    return charges_one_by_one(reasoner, state, count, rng, max_depth)
+
+
+def charges_one_by_one(
+    reasoner: Reasoner[S], state: S, count: int, rng: random.Random, max_depth: int
+) -> Charges[S]:
+    """:func:`depth_charges` made one by one with :func:`depth_charge`, the goals read through the
+    reasoner protocol."""
+    count, max_depth = charges_arguments(count, max_depth)
     roles = range(len(reasoner.roles))
     terminal = moves = 0
     sums = [0] * len(roles)

@@ -329,14 +329,18 @@ def start_network(data: Any, start: int) -> None:
 
 
 @_jit
-def playout(data: Any, seed: int, max_depth: int, start: int) -> tuple[int, int, int]:
+def playout(data: Any, seed: int, max_depth: int, start: int) -> tuple[int, int, int, int]:
     """:func:`traced_playout` without a trace (an argument less for the caller to hand over)."""
     return traced_playout(data, seed, max_depth, start, data[:0])
 
 
 @_jit
-def traced_playout(data: Any, seed: int, max_depth: int, start: int, trace: Any) -> tuple[int, int, int]:
-    """A random walk (see :mod:`gdl.engines.native`); the outcome, the depth and the goals' key.
+def traced_playout(
+    data: Any, seed: int, max_depth: int, start: int, trace: Any
+) -> tuple[int, int, int, int]:
+    """A random walk (see :mod:`gdl.engines.native`); the outcome, the depth, the goals' key, and the
+    last state's first 63 base propositions (bit ``i`` for base proposition ``i``: the whole state of a
+    game with at most 63, handed out without a copy through memory).
 
     ``start`` says where from (:data:`gdl.engines.native.FROM_SAVED` and the others). The last state is
     left in the section STATE_OUT, and ``goals[r]`` gets the index of role ``r``'s goal output that
@@ -348,8 +352,7 @@ def traced_playout(data: Any, seed: int, max_depth: int, start: int, trace: Any)
     start_network(data, start)
     outcome, depth = walk(data, seed, max_depth, trace)
     key = read_goals(data, outcome)
-    pack_state(data)
-    return outcome, depth, key
+    return outcome, depth, key, pack_state(data)
 
 
 @_jit
@@ -507,11 +510,16 @@ def read_goals(data: Any, outcome: int) -> int:
 
 
 @_inline
-def pack_state(data: Any) -> None:
-    """The network's state into the section STATE_OUT (bit ``i`` of the words for base proposition ``i``)."""
+def pack_state(data: Any) -> int:
+    """The network's state into the section STATE_OUT (bit ``i`` of the words for base proposition
+    ``i``); its first 63 base propositions as an integer."""
     bases = section(data, SIZES)[1]
     counters = section(data, COUNTERS)
     packed = section(data, STATE_OUT).view(np.uint8)
     packed[:] = 0
+    first = 0
     for b in range(bases):
         packed[b >> 3] |= counters[b] << (b & 7)
+        if b < 63:
+            first |= int(counters[b]) << b
+    return first

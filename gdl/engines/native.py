@@ -99,6 +99,8 @@ class Kernel:
         self.goal_shift = int(sizes[GOAL_SHIFT])
         self.goal_outputs = len(self.section(GOAL_LITS))
         self._state_bytes = 4 * len(self.section(STATE_IN))
+        #: Whether the kernel hands the whole state out as an integer (at most 63 base propositions).
+        self._small = self.bases <= 63
         self._state_in = self.section(STATE_IN).data.cast("B")
         self._state_out = self.section(STATE_OUT).data.cast("B")
         #: The state the saved network is in (None until the first playout evaluates one).
@@ -147,10 +149,10 @@ class Kernel:
             play = self._play
             if play is None:
                 play = self._play = _kernels().playout
-            outcome, depth, key = play(self.data, seed, max_depth, start)
+            outcome, depth, key, first = play(self.data, seed, max_depth, start)
         else:
-            outcome, depth, key = _kernels().traced_playout(self.data, seed, max_depth, start, trace)
-        return int.from_bytes(self._state_out, "little"), depth, outcome, key
+            outcome, depth, key, first = _kernels().traced_playout(self.data, seed, max_depth, start, trace)
+        return first if self._small else int.from_bytes(self._state_out, "little"), depth, outcome, key
 
     def charges(self, state: int, seed: int, count: int, max_depth: int) -> tuple[int, npt.NDArray[np.int64]]:
         """``count`` walks from ``state`` in one native call, the ``i``-th the walk :meth:`run` makes with

@@ -26,7 +26,7 @@ import sys
 import time
 
 from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS
-from gdl.engines.base import depth_charge
+from gdl.engines.base import depth_charge, depth_charges
 from gdl.engines.batched import BatchedEngine
 from gdl.engines.compiled import CompiledReasoner
 from gdl.errors import GameTooLargeError
@@ -96,6 +96,7 @@ class MctsPlayer(Player):
         self._root = None
         self._index = game.roles.index(role)
         self._chance = game.roles.index(game.chance_role) if game.chance_role is not None else -1
+        self._players = frozenset(game.roles.index(player) for player in game.players)
         self._batched = self._batched_engine(game, start_clock) if self.batch > 1 else None
         if self._batched is None:
             # A playout of no moves loads the reasoner's native playouts, if it has them, within the start
@@ -215,9 +216,9 @@ class MctsPlayer(Player):
         """Each role's reward in [0, 1] at the end of a uniformly random playout from ``state``; with a
         batched engine, each role's mean reward over ``batch`` playouts from ``state`` run at once.
 
-        The single playout talks to the reasoner directly (:func:`gdl.engines.base.depth_charge`, native
-        on the compiled engine): its moves come from the reasoner's own legal moves, so the checks of
-        :meth:`State.next` would only cost time.
+        The single playout talks to the reasoner directly (:func:`gdl.engines.base.depth_charges`, native
+        on the compiled engine, goals included): its moves come from the reasoner's own legal moves, so
+        the checks of :meth:`State.next` would only cost time.
         """
         if self._batched is not None:
             compiled, engine = self._batched
@@ -226,10 +227,16 @@ class MctsPlayer(Player):
             return tuple(float(mean) / 100 for mean in values.mean(axis=0))
         game = self.game
         reasoner = game.reasoner
-        start = reasoner.from_fluents(state.fluents())
-        data, _, terminal = depth_charge(reasoner, start, self.rng, sys.maxsize)
-        if not terminal:
+        charges = depth_charges(reasoner, reasoner.from_fluents(state.fluents()), 1, self.rng, sys.maxsize)
+        roles = range(len(game.roles))
+        if charges.terminal and all(charges.goal_counts[i] for i in self._players):
+            # Nature (GDL-II's random) has no goal; its entry is never used.
+            return tuple(charges.goal_sums[i] / 100 if i in self._players else 0.0 for i in roles)
+        # The end is not terminal (a role has no legal move) or a player has no single goal value in it:
+        # the game's error, as State raises it.
+        end = State(game, charges.last)
+        if not charges.terminal:
             for role in game.roles:
-                State(game, data).legal_moves(role)  # raises the game's error for the role without moves
-        goals = State(game, data).goals()
+                end.legal_moves(role)
+        goals = end.goals()
         return tuple(goals.get(r, 0) / 100 for r in game.roles)

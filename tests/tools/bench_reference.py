@@ -98,6 +98,10 @@ def versions() -> str:
     return f"gdl {commit or '(commit unknown)'}, {output([PROLOG, '--version']) or 'no SWI-Prolog'}"
 
 
+#: The suffix of a system measured with ``gdl bench --per-playout``.
+PER_PLAYOUT = "/per-playout"
+
+
 def median(values: list[float | None]) -> float | None:
     known = [v for v in values if v is not None]
     return statistics.median(known) if known else None
@@ -161,6 +165,11 @@ def main() -> int:
     parser.add_argument("--engines", help="comma-separated gdl bench engines (default: all but auto)")
     parser.add_argument("--no-prolog", action="store_true", help="leave SWI-Prolog out")
     parser.add_argument(
+        "--per-playout", action="store_true",
+        help=f"also measure every engine but batched with gdl bench --per-playout (one call per playout), "
+        f"as the system ENGINE{PER_PLAYOUT}",
+    )
+    parser.add_argument(
         "--tabled", action="store_true",
         help="table Prolog's recursive relations (for games SLD resolution loops on; not how the "
         "references' ratios were measured)",
@@ -185,6 +194,8 @@ def main() -> int:
         print(f"bench_reference: {PROLOG} is not on PATH (or say --no-prolog)", file=sys.stderr)
         return 2
     systems = ([] if args.no_prolog else [PROLOG]) + engines
+    if args.per_playout:
+        systems += [f"{engine}{PER_PLAYOUT}" for engine in engines if engine != "batched"]
     gdl = shutil.which("gdl", path=str(Path(sys.executable).parent)) or shutil.which("gdl") or "gdl"
     pin = ["taskset", "-c", str(args.core)] if shutil.which("taskset") else []
     timeout = 300 + 10 * args.seconds  # loading a game under load, then the warm-up and the measurement
@@ -204,8 +215,10 @@ def main() -> int:
                         program = str(programs[game])
                         command = [PROLOG, *SWIPL_OPTIONS, program, "bench", game, f"{args.seconds:g}"]
                     else:
+                        engine = system.removesuffix(PER_PLAYOUT)
                         command = [
-                            gdl, "bench", str(args.corpus / f"{game}.kif"), "--engine", system,
+                            gdl, "bench", str(args.corpus / f"{game}.kif"), "--engine", engine,
+                            *(["--per-playout"] if system != engine else []),
                             "--time-limit", f"{args.seconds:g}", "--seed",
                         ]
                     m = measure([*pin, *command, str(run)], run, game, system, timeout)
