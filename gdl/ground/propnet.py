@@ -22,6 +22,7 @@ from functools import cached_property
 
 import networkx as nx
 
+from gdl.budget import checkpoint
 from gdl.errors import GameTooLargeError
 from gdl.ground.grounding import GroundAtom, Grounding, GroundRule, Value, atom_text, value_text
 
@@ -319,7 +320,9 @@ def build(grounding: Grounding) -> PropNet:
         return builder.disjoin(_factor(builder, bodies) for bodies in by_origin.values())
 
     cycles: list[tuple[int, int]] = []
-    for heads in _definition_order(rules_of):
+    for count, heads in enumerate(_definition_order(rules_of)):
+        if not count & 255:
+            checkpoint()
         if isinstance(heads, tuple):
             node_of[heads] = definition(heads)
             continue
@@ -453,6 +456,7 @@ def _prune(
 ) -> PropNet:
     """Drop the gates no output needs and renumber the rest, keeping their order."""
     first_gate = builder.first_gate
+    checkpoint()
     needed = [False] * len(builder.kinds)
     stack = [n for n in [*next_nodes, terminal] if n >= first_gate]
     stack += [n for entries in (*legal, *goals, *sees) for _, n in entries if n >= first_gate]
