@@ -31,9 +31,9 @@ AUTO_MAX_ATOMS = 200_000
 AUTO_MAX_SECONDS = 5.0
 
 #: What a network costs to build, per literal of the ground rules, and the compiled functions, per gate
-#: input of the network (CPU seconds; the slowest of the corpus games, on a loaded machine).
-NETWORK_SECONDS_PER_LITERAL = 6e-6
-CODE_SECONDS_PER_INPUT = 3e-6
+#: input of the network (CPU seconds: about the largest corpus games, measured on a loaded machine).
+NETWORK_SECONDS_PER_LITERAL = 5e-6
+CODE_SECONDS_PER_INPUT = 2e-6
 
 log = logging.getLogger(__name__)
 
@@ -79,11 +79,16 @@ def _compiled_within_budget(checked: CheckedProgram) -> Reasoner[Any] | None:
     try:
         with budget("building the compiled engine", AUTO_MAX_SECONDS):
             grounding = instantiate(checked, AUTO_MAX_ATOMS, AUTO_MAX_SECONDS)
-            literals = sum(len(rule.body) for rule in grounding.rules)
+            literals = sum(slot is not None for rule in grounding.rules for slot in rule.body)
             affordable("the network", NETWORK_SECONDS_PER_LITERAL * literals)
             net = build(grounding)
+            built = time.process_time()
             affordable("the compiled functions", CODE_SECONDS_PER_INPUT * sum(map(len, net.args)))
-            return CompiledReasoner(checked, network=(grounding, net))
+            compiled = CompiledReasoner(checked, network=(grounding, net))
+            compiled.phases.update(
+                instantiate=grounding.seconds, network=built - started - grounding.seconds
+            )
+            return compiled
     except BudgetExceededError as problem:
         if problem.total:  # no time is left for the Datalog engine either
             raise
