@@ -22,6 +22,7 @@ from functools import cached_property
 
 import networkx as nx
 
+from gdl.budget import checkpoint
 from gdl.errors import GameTooLargeError
 from gdl.ground.grounding import GroundAtom, Grounding, GroundRule, Value, atom_text, value_text
 
@@ -140,6 +141,8 @@ class _Builder:
         self.known: dict[tuple[Gate, tuple[int, ...]], int] = {}
         self.role_of_input = role_inputs
         self.inputs_of_role = inputs_of_role
+        #: Per gate, whether it may read an input (``does``): a gate of a cycle block always may.
+        self.reads_input: list[bool] = []
 
     def _new(self, kind: Gate, args: tuple[int, ...]) -> int:
         key = (kind, args)
@@ -149,12 +152,17 @@ class _Builder:
             self.kinds.append(kind)
             self.args.append(args)
             self.known[key] = node
+            first_gate, reads, inputs = self.first_gate, self.reads_input, self.role_of_input
+            self.reads_input.append(
+                any(reads[a - first_gate] if a >= first_gate else a in inputs for a in args)
+            )
         return node
 
     def placeholder(self) -> int:
         """An or-gate whose inputs are set later (for recursive atoms)."""
         self.kinds.append(Gate.OR)
         self.args.append(())
+        self.reads_input.append(True)
         return self.first_gate + len(self.kinds) - 1
 
     def negate(self, node: int) -> int:
@@ -227,6 +235,52 @@ def _factor(builder: _Builder, bodies: list[tuple[int, ...]]) -> int:
     )
 
 
+def _definition_order(
+    rules_of: dict[GroundAtom, list[GroundRule]],
+) -> Iterable[GroundAtom | set[GroundAtom]]:
+    """The defined atoms in an order where each comes after the atoms its rules read: an atom alone, or
+    the set of atoms of a positive or negative cycle (a strongly connected component).
+
+    Relations are ordered first, on their small graph; atoms are ordered one by one only within the
+    relations that are recursive, the rest following their relation's order.
+    """
+    atoms_of: dict[str, list[GroundAtom]] = defaultdict(list)
+    for head in rules_of:
+        atoms_of[head[0]].append(head)
+    relations: nx.DiGraph = nx.DiGraph()
+    relations.add_nodes_from(atoms_of)
+    # A relation no rule defines (true, does, a static fact) orders nothing.
+    relations.add_edges_from({
+        (head[0], literal[0][0])
+        for head, rules in rules_of.items()
+        for rule in rules
+        for literal in rule.body
+        if literal is not None and literal[0][0] in atoms_of
+    })
+    # Tarjan's algorithm yields each component after every component it depends on.
+    for component in nx.strongly_connected_components(relations):
+        if len(component) == 1:
+            (relation,) = component
+            if not relations.has_edge(relation, relation):
+                yield from atoms_of[relation]
+                continue
+        atoms: nx.DiGraph = nx.DiGraph()
+        for relation in component:
+            for head in atoms_of[relation]:
+                atoms.add_node(head)
+                for rule in rules_of[head]:
+                    for literal in rule.body:
+                        if literal is not None and literal[0] in rules_of and literal[0][0] in component:
+                            atoms.add_edge(head, literal[0])
+        for cycle in nx.strongly_connected_components(atoms):
+            if len(cycle) == 1:
+                (atom,) = cycle
+                if not atoms.has_edge(atom, atom):
+                    yield atom
+                    continue
+            yield cycle
+
+
 def build(grounding: Grounding) -> PropNet:
     """The network of a grounding."""
     roles = grounding.roles
@@ -251,13 +305,6 @@ def build(grounding: Grounding) -> PropNet:
     rules_of: dict[GroundAtom, list[GroundRule]] = defaultdict(list)
     for rule in grounding.rules:
         rules_of[rule.head].append(rule)
-    graph: nx.DiGraph = nx.DiGraph()
-    for head, rules in rules_of.items():
-        graph.add_node(head)
-        for rule in rules:
-            for literal in rule.body:
-                if literal is not None and literal[0][0] not in ("true", "does"):
-                    graph.add_edge(head, literal[0])
 
     def literal_node(literal: tuple[GroundAtom, bool] | None) -> int:
         if literal is None:
@@ -273,14 +320,14 @@ def build(grounding: Grounding) -> PropNet:
         return builder.disjoin(_factor(builder, bodies) for bodies in by_origin.values())
 
     cycles: list[tuple[int, int]] = []
-    # Tarjan's algorithm yields each component after every component it depends on.
-    for component in nx.strongly_connected_components(graph):
-        if len(component) == 1 and not graph.has_edge(next(iter(component)), next(iter(component))):
-            (head,) = component
-            node_of[head] = definition(head)
+    for count, heads in enumerate(_definition_order(rules_of)):
+        if not count & 255:
+            checkpoint()
+        if isinstance(heads, tuple):
+            node_of[heads] = definition(heads)
             continue
         start = builder.first_gate + len(builder.kinds)
-        members = sorted(component, key=atom_text)
+        members = sorted(heads, key=atom_text)
         holders = {head: builder.placeholder() for head in members}
         node_of.update(holders)
         for head in members:
@@ -299,8 +346,8 @@ def build(grounding: Grounding) -> PropNet:
     unplayed = _Unplayed(builder, cycles)
     for head in [*rules_of, *facts]:
         relation, args = head
-        node = TRUE if head in facts else unplayed.value(node_of.get(head, FALSE))
         if relation in ("legal", "goal") and len(args) == 2 and args[0] in role_index:
+            node = TRUE if head in facts else unplayed.value(node_of.get(head, FALSE))
             target = legal if relation == "legal" else goals
             target[role_index[args[0]]].append((args[1], node))
         elif relation == "sees" and len(args) == 2 and args[0] in role_index:
@@ -342,6 +389,8 @@ class _Unplayed:
         builder = self.builder
         if node < builder.first_gate:
             return FALSE if node >= 0 and node in builder.role_of_input else node
+        if not builder.reads_input[node - builder.first_gate]:
+            return node
         stack = [node]
         while stack:
             top = stack[-1]
@@ -407,6 +456,7 @@ def _prune(
 ) -> PropNet:
     """Drop the gates no output needs and renumber the rest, keeping their order."""
     first_gate = builder.first_gate
+    checkpoint()
     needed = [False] * len(builder.kinds)
     stack = [n for n in [*next_nodes, terminal] if n >= first_gate]
     stack += [n for entries in (*legal, *goals, *sees) for _, n in entries if n >= first_gate]
