@@ -55,7 +55,7 @@ SHARED: dict[tuple[str, ...], tuple[Any, Any]] = {
 #: Each command's own options, beyond the shared ones.
 OWN: dict[str, set[str]] = {
     "check": {"--dynamic", "--reader", "--require"},
-    "bench": {"--batch"},
+    "bench": {"--batch", "--per-playout"},
     "network": {"--table", "--dot", "--graphml", "--max-atoms"},
     "solve": {"--method", "--iterations"},
     "convert": set(),
