@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -74,3 +75,30 @@ def test_both_json_shapes_are_read() -> None:
     assert bench._last_json('{"states_per_cpu_s": 16.4, "engine": "prover"}\n')["engine"] == "prover"
     with pytest.raises(ValueError):
         bench._last_json("Exception in thread main\n")
+
+
+def test_the_corpus_is_every_game_but_gdl2(tmp_path: Path) -> None:
+    bench = _script()
+    (tmp_path / "INDEX.tsv").write_text(
+        "file\tbytes\tgdl2\nb.kif\t1\t-\na.kif\t1\t-\nc.kif\t1\tsees\n", encoding="utf-8"
+    )
+    assert bench.corpus_games(tmp_path) == ["a", "b"]
+
+
+def test_a_sweep_resumes_and_tabulates_from_its_measurements(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = _script()
+    jsonl = tmp_path / "sweep.jsonl"
+    records = [
+        {"game": "chess", "system": "prover", "result": {"states_per_cpu_s": 16.0}, "failure": None},
+        {"game": "chess", "system": "datalog", "result": {"states_per_cpu_s": 32.0}, "failure": None},
+        {"game": "amazons", "system": "prover", "result": None, "failure": "timed out after 45 s"},
+    ]
+    jsonl.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    assert bench.measured(jsonl) == {"chess", "amazons"}
+    assert bench.main(["--table", "--jsonl", str(jsonl)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2] == "| chess | 16 (16) |  | 32 (32) | 2.00 |"
+    assert lines[3] == "| amazons | timed out after 45 s |  |  |  |"
+    assert bench.main(["--table", "--jsonl", str(tmp_path / "none.jsonl")]) == 2

@@ -1,4 +1,5 @@
-"""Static strata left out for their size answer as the game does: whatever is left out, the walks agree."""
+"""The Datalog reasoner's shortcuts answer as the game does: static strata left out for their size, and
+its own depth charge."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 import gdl.engines.datalog
 from gdl.check import check_text
+from gdl.engines.base import random_walk
 from gdl.engines.datalog import DatalogReasoner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,3 +65,15 @@ def test_mummymaze1p_reaches_its_first_legal_moves_without_its_large_relation(co
         moves = [rng.choice(options) for options in legal]
         a, b = whole.next(a, moves), demand.next(b, moves)
         assert whole.fluents(a) == demand.fluents(b)
+
+
+@pytest.mark.parametrize("name", ["tictactoe.kif", "nim.kif", "buttons.kif", "rps.kif"])
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), max_depth=st.integers(0, 12))
+def test_the_own_depth_charge_plays_the_protocol_walk(name: str, seed: int, max_depth: int) -> None:
+    checked = check_text((ROOT / "games" / name).read_text(encoding="utf-8"), name).checked
+    assert checked is not None
+    reasoner = DatalogReasoner(checked)
+    start = reasoner.initial()
+    expected = random_walk(reasoner, start, random.Random(seed), max_depth)
+    assert reasoner.depth_charge(start, random.Random(seed), max_depth) == expected

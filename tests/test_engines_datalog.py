@@ -79,3 +79,33 @@ def test_static_strata_left_out_for_their_size_are_completed_on_request() -> Non
     partial.complete()
     assert not partial.deferred
     assert len(partial.static.facts("triple/3")) == 27_000
+
+
+#: pentago's five in a row, in small: the board is empty in the initial state, where rules are planned.
+ROW = " ".join(f"(index {i}) (plusplus {i} {i + 1})" for i in range(1, 7)) + """
+    (<= (global ?x ?y ?g ?h) (index ?x) (index ?y) (plusplus ?x ?g) (plusplus ?y ?h))
+    (role red) (init (control red))
+    (<= (legal red (mark ?x ?y)) (index ?x) (index ?y) (not (true (cell ?x ?y red))))
+    (<= (next (cell ?x ?y red)) (does red (mark ?x ?y)))
+    (<= (next (cell ?x ?y ?p)) (true (cell ?x ?y ?p)))
+    (<= (row ?p) (true (cell ?x1 ?y1 ?p)) (global ?x1 ?y1 ?g1 ?h) (plusplus ?g1 ?g2)
+        (true (cell ?x2 ?y2 ?p)) (global ?x2 ?y2 ?g2 ?h) (plusplus ?g2 ?g3)
+        (true (cell ?x3 ?y3 ?p)) (global ?x3 ?y3 ?g3 ?h))
+    (<= terminal (row red)) (<= (goal red 100) (row red)) (<= (goal red 0) (not (row red)))
+"""
+
+
+def test_a_state_relation_empty_where_rules_are_planned_is_not_read_first() -> None:
+    # (true (cell ?x2 ?y2 ?p)) has no fact in the initial state: planned as if it had none, it was read
+    # before the static relation that binds ?x2 and ?y2 from ?g2 and ?h, and pentago's terminal test
+    # grew to 0.7 s a state by mid-game.
+    checked = gdl.parse(ROW, engine="datalog", file="row.kif").checked
+    reasoner = gdl.engines.datalog.DatalogReasoner(checked, demand=False)
+    assert not reasoner.terminal(reasoner.initial())
+    evaluator = reasoner.evaluator
+    (number,) = [n for n, s in enumerate(checked.strata) if "row" in s.relations]
+    (rule,) = evaluator._compiled[number].rules
+    loops = [line.split(" in ")[1].split(".")[0].rstrip(":") for line in rule.code.body if " in " in line]
+    state_reads = {local for local, relation, _ in rule.code.fetches if relation == "true/1"}
+    # At most one loop over the state's cells: the other cells are looked up, found by global.
+    assert len([local for local in loops if local in state_reads]) <= 1

@@ -12,7 +12,7 @@ import itertools
 import math
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gdl.check import CheckedProgram
 from gdl.datalog.plan import (
@@ -128,6 +128,8 @@ class CompiledStratum:
     rules: tuple[_CompiledRule, ...]
     variants: tuple[tuple[str, _CompiledRule], ...]  # (delta relation read, rule)
     direct: bool
+    #: The variants by the delta relation they read.
+    readers: dict[str, tuple[_CompiledRule, ...]] = field(default_factory=dict)
 
 
 #: How many facts of a relation the planner looks at to estimate how selective a literal is.
@@ -147,6 +149,8 @@ class Evaluator:
         self.specs = SpecRegistry(self.table)
         self._planner = RulePlanner(self.table, self.specs, lambda relation, shape, paths: None)
         self._compiled: dict[int, CompiledStratum] = {}
+        #: Whether the relations not fixed (see :meth:`fix`) are computed anew in each database.
+        self._per_state = False
         producers: dict[str, int] = {}
         for stratum in checked.strata:
             for key in {relation_key(rule.head) for rule in stratum.rules}:
@@ -161,6 +165,7 @@ class Evaluator:
         """
         fixed = dict(database.relations)
         owned = frozenset(database.owned)
+        self._per_state = True
         self._planner.fixed = lambda relation: fixed[relation] if relation in owned else None
         self._planner.fixed_index = database.index
 
@@ -187,7 +192,9 @@ class Evaluator:
             sample = list(itertools.islice(facts, SAMPLE))
             keys = [key for key in (planner.key_of(fact, shape, paths) for fact in sample) if key is not None]
             if not keys:
-                return 0.0
+                # Exact for a relation computed once per game; a state's relation empty in the state
+                # planned for (the initial state's empty board) may fill later: its size is not known.
+                return None if self._per_state and planner.fixed(relation) is None else 0.0
             return len(keys) * (len(facts) / len(sample)) / len(set(keys))
 
         planner.size = size
@@ -214,7 +221,11 @@ class Evaluator:
         }
         # Such a stratum adds its facts straight into fresh sets: nothing reads or indexes them meanwhile.
         direct = not source.recursive and not reads & set(heads) and set(heads) <= self._single_stratum
-        return CompiledStratum(heads, tuple(rules), tuple(variants), direct)
+        readers: dict[str, list[_CompiledRule]] = {}
+        for delta, variant in variants:
+            readers.setdefault(delta, []).append(variant)
+        grouped = {delta: tuple(found) for delta, found in readers.items()}
+        return CompiledStratum(heads, tuple(rules), tuple(variants), direct, grouped)
 
     def replan(self, numbers: Iterable[int]) -> None:
         """Forget the compiled rules of these strata: they are planned again when next run."""
@@ -282,41 +293,47 @@ class Evaluator:
             return
         for head in stratum.heads:
             database.own(head)
-        # Each head's delta: the facts new in the last round, owned here so that indexes on it are
-        # built in this database. A round touches only the heads with news or with a delta to clear:
-        # magic sets make strata of a dozen heads that take a round per step of demand, most of them idle.
-        deltas = [(head, DELTA + head) for head in stratum.heads]
-        for _, delta in deltas:
-            owned.add(delta)
-            relations[delta] = set()
+        # Each head's delta holds the facts new in the last round, owned here so that indexes on it are
+        # built in this database. A round touches only the heads with news and the variants reading a
+        # delta that has facts: magic sets make strata of a dozen heads and fifty variants that take a
+        # round per step of demand, most of them idle (mummymaze1p: 19 rounds a step).
         news: dict[str, set[Fact]] = {head: set() for head in stratum.heads}
         for rule in stratum.rules:
             rule.run(relations, index, _adder(news[rule.head], rule.head, limit, deadline))
-        while True:
-            progress = False
-            for head, delta in deltas:
-                new = news[head]
-                if relations[delta]:
+        readers = stratum.readers
+        filled: list[str] = []
+        try:
+            while True:
+                for delta in filled:
                     database.forget_indexes(delta)
-                elif not new:
-                    continue
-                fresh = new - relations[head] if new else new
-                relations[delta] = fresh
-                if fresh:
-                    progress = True
-                    database.extend(head, fresh)
-            if not progress or not stratum.variants:
-                break
-            news = {head: set() for head in stratum.heads}
-            for delta, rule in stratum.variants:
-                if relations[delta]:
-                    rule.run(relations, index, _adder(news[rule.head], rule.head, limit, deadline))
-                    if limit is not None and len(relations[rule.head]) > limit:
-                        raise _too_many(rule.head, limit)
-        for _, delta in deltas:
-            database.forget_indexes(delta)
-            owned.discard(delta)
-            del relations[delta]
+                    relations[delta] = set()
+                filled = []
+                for head, new in news.items():
+                    fresh = new - relations[head] if new else new
+                    if fresh:
+                        delta = DELTA + head
+                        owned.add(delta)
+                        relations[delta] = fresh
+                        database.extend(head, fresh)
+                        filled.append(delta)
+                if not filled or not readers:
+                    break
+                news = {}
+                for delta in filled:
+                    for rule in readers.get(delta, ()):
+                        target = news.get(rule.head)
+                        if target is None:
+                            target = news[rule.head] = set()
+                        rule.run(relations, index, _adder(target, rule.head, limit, deadline))
+                        if limit is not None and len(relations[rule.head]) > limit:
+                            raise _too_many(rule.head, limit)
+        finally:
+            for head in stratum.heads:
+                delta = DELTA + head
+                if delta in owned:
+                    database.forget_indexes(delta)
+                    owned.discard(delta)
+                    del relations[delta]
 
 
 def _adder(

@@ -11,6 +11,7 @@ clause model appear only at the API boundary.
 from __future__ import annotations
 
 import math
+import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
@@ -64,11 +65,12 @@ REPLAN_AT = 100
 class _StateResults:
     """A state's database with the strata run so far and the answers already given."""
 
-    __slots__ = ("database", "done", "goals", "legal", "terminal")
+    __slots__ = ("database", "done", "goals", "legal", "legal_ids", "terminal")
 
     def __init__(self, database: Database) -> None:
         self.database = database
         self.done: frozenset[int] = frozenset()
+        self.legal_ids: list[list[int]] | None = None
         self.legal: list[tuple[Term, ...]] | None = None
         self.goals: list[tuple[Term, ...]] | None = None
         self.terminal: bool | None = None
@@ -374,9 +376,40 @@ class DatalogReasoner:
     def legal(self, state: DatalogState, role: int) -> tuple[Term, ...]:
         results = self._cache.get(state)
         if results is None or results.legal is None:
-            results = self._results(state, _LEGAL)
-            results.legal = self._by_role(results.database, "legal/2")
+            results = self._legal_results(state)
+            term = self.table.term
+            results.legal = [tuple(map(term, ids)) for ids in results.legal_ids or ()]
         return results.legal[role]
+
+    def _legal_results(self, state: DatalogState) -> _StateResults:
+        """The state's results with the legal moves' ids of each role, in the order of :meth:`legal`."""
+        results = self._cache.get(state)
+        if results is None or results.legal_ids is None:
+            results = self._results(state, _LEGAL)
+            results.legal_ids = self._ids_by_role(results.database, "legal/2")
+        return results
+
+    def depth_charge(
+        self, state: DatalogState, rng: random.Random, max_depth: int
+    ) -> tuple[DatalogState, int, bool]:
+        """:func:`gdl.engines.base.depth_charge` on term ids: the same moves as the walk through
+        :meth:`legal` and :meth:`next` with the same ``rng``, without making their terms."""
+        roles = range(len(self.roles))
+        depth = 0
+        while not self.terminal(state):
+            if depth == max_depth:
+                return state, depth, False
+            legal = self._legal_results(state).legal_ids
+            assert legal is not None
+            moves = []
+            for role in roles:
+                ids = legal[role]
+                if not ids:
+                    return state, depth, False
+                moves.append(ids[rng.randrange(len(ids))])
+            state = self._next_ids(state, moves)
+            depth += 1
+        return state, depth, True
 
     def goals(self, state: DatalogState, role: int) -> tuple[Term, ...]:
         results = self._cache.get(state)
@@ -392,6 +425,11 @@ class DatalogReasoner:
         return results.terminal
 
     def next(self, state: DatalogState, moves: Sequence[Term]) -> DatalogState:
+        if len(moves) != len(self.roles):
+            raise GameDefinitionError(f"joint move has {len(moves)} moves for {len(self.roles)} roles")
+        return self._next_ids(state, list(map(self.table.intern, moves)))
+
+    def _next_ids(self, state: DatalogState, moves: list[int]) -> DatalogState:
         database = self._with_moves(state, moves, _NEXT)
         strata = self._strata
         if strata.move_runner is None:
@@ -401,7 +439,9 @@ class DatalogReasoner:
         return frozenset(fact[0] for fact in database.facts("next/1"))
 
     def sees(self, state: DatalogState, moves: Sequence[Term]) -> tuple[frozenset[Term], ...]:
-        database = self._with_moves(state, moves, _SEES)
+        if len(moves) != len(self.roles):
+            raise GameDefinitionError(f"joint move has {len(moves)} moves for {len(self.roles)} roles")
+        database = self._with_moves(state, list(map(self.table.intern, moves)), _SEES)
         strata = self._strata
         if strata.sees_runner is None:
             strata.sees_runner = strata.evaluator.runner(strata.sees_move_strata, database)
@@ -409,23 +449,29 @@ class DatalogReasoner:
             strata.sees_runner(database)
         return tuple(frozenset(percepts) for percepts in self._by_role(database, "sees/2"))
 
-    def _with_moves(self, state: DatalogState, moves: Sequence[Term], query: int) -> Database:
-        """A database over the state's, with the strata ``query`` needs in the state run, and ``moves``."""
-        if len(moves) != len(self.roles):
-            raise GameDefinitionError(f"joint move has {len(moves)} moves for {len(self.roles)} roles")
+    def _with_moves(self, state: DatalogState, moves: list[int], query: int) -> Database:
+        """A database over the state's, with the strata ``query`` needs in the state run, and ``moves``
+        (ids, one per role)."""
         results = self._results(state, query)
         database = Database(results.database)
-        intern = self.table.intern
-        database.own("does/2", zip(self._role_ids, map(intern, moves), strict=True))
+        database.own("does/2", zip(self._role_ids, moves, strict=True))
         return database
 
     def _by_role(self, database: Database, relation: str) -> list[tuple[Term, ...]]:
         """For each role, the second arguments of its facts of ``relation``, sorted by KIF text."""
+        term = self.table.term
+        return [tuple(map(term, ids)) for ids in self._ids_by_role(database, relation)]
+
+    def _ids_by_role(self, database: Database, relation: str) -> list[list[int]]:
+        """For each role, the ids of the second arguments of its facts of ``relation``, sorted by KIF
+        text."""
         found: list[list[int]] = [[] for _ in self.roles]
         index = self._role_index.get
         for role, value in database.facts(relation):
             position = index(role)
             if position is not None:
                 found[position].append(value)
-        table = self.table
-        return [tuple(map(table.term, sorted(ids, key=table.text))) for ids in found]
+        text = self.table.text
+        for ids in found:
+            ids.sort(key=text)
+        return found

@@ -10,7 +10,7 @@ charges and prints a ``gdl bench``-shaped JSON line. Neither is in this reposito
 a corpus game's name (looked up in ../shared/corpus/games); by default the games of issue 15 item 3;
 ``--corpus`` adds every corpus game that is not GDL-II (INDEX.tsv's ``gdl2`` column), alphabetically.
 ``--resume`` skips the games FILE (``--jsonl``) already has a measurement of, so that a long sweep can
-be stopped and started again.
+be stopped and started again; ``--table`` prints the table of FILE's measurements and measures nothing.
 
 For each game and each run, the reference and ``gdl bench --engine datalog`` run one after the other,
 each in its own process pinned to one core (``taskset -c CPU``) and killed after ``--timeout`` seconds.
@@ -54,6 +54,15 @@ class Row:
     #: The reference's states per CPU-second of the whole JVM (GC and JIT threads included).
     prover_process: list[float] = field(default_factory=list)
 
+    def add(self, system: str, result: dict[str, object] | None, failure: str | None) -> None:
+        """Record one run of ``system`` ("prover" or "datalog"): what it reported, or why it did not."""
+        if result is not None:
+            getattr(self, system).append(float(str(result["states_per_cpu_s"])))
+            if "states_per_process_cpu_s" in result:
+                self.prover_process.append(float(str(result["states_per_process_cpu_s"])))
+        elif failure:
+            self.failures[system] = failure
+
     def cells(self) -> list[str]:
         prover = _median(self.prover)
         datalog = _median(self.datalog)
@@ -93,6 +102,17 @@ HEADER = (
 def table(rows: list[Row]) -> str:
     """The markdown table of ``rows``: medians, each run in brackets, and the ratio of the medians."""
     return "\n".join([HEADER, *("| " + " | ".join(row.cells()) + " |" for row in rows)])
+
+
+def rows_of(jsonl: Path) -> list[Row]:
+    """The rows of the measurements a ``--jsonl`` file holds, in the order the games were measured."""
+    rows: dict[str, Row] = {}
+    for line in jsonl.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            row = rows.setdefault(record["game"], Row(record["game"]))
+            row.add(record["system"], record["result"], record["failure"])
+    return list(rows.values())
 
 
 def _pinned(command: list[str], cpu: str | None) -> list[str]:
@@ -195,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("games", nargs="*")
-    parser.add_argument("--classpath", required=True, help="class path of the built ggp-base reference")
+    parser.add_argument("--classpath", help="class path of the built reference (to measure)")
     parser.add_argument("--java", default="java")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds each run measures")
@@ -205,7 +225,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jsonl", type=Path, help="append every measurement to this file")
     parser.add_argument("--corpus", action="store_true", help="every corpus game that is not GDL-II")
     parser.add_argument("--resume", action="store_true", help="skip the games --jsonl has already")
+    parser.add_argument("--table", action="store_true", help="only print the table of --jsonl's measurements")
     args = parser.parse_args(argv)
+    if args.table:
+        if args.jsonl is None or not args.jsonl.exists():
+            print("bench_ggpbase: --table reads the measurements of --jsonl FILE", file=sys.stderr)
+            return 2
+        print(table(rows_of(args.jsonl)))
+        return 0
+    if args.classpath is None:
+        parser.error("the following arguments are required to measure: --classpath")
     games = [*dict.fromkeys([*args.games, *corpus_games()])] if args.corpus else args.games
     games = games or list(DEFAULT_GAMES)
     if args.resume and args.jsonl:
@@ -235,12 +264,7 @@ def main(argv: list[str] | None = None) -> int:
                 if "timed out" in row.failures.get(system, ""):
                     continue  # a run that timed out once would time out again: spare the machine
                 result, failure = measure(_pinned(command, cpu), args.timeout)
-                if result is not None:
-                    getattr(row, system).append(float(str(result["states_per_cpu_s"])))
-                    if "states_per_process_cpu_s" in result:
-                        row.prover_process.append(float(str(result["states_per_process_cpu_s"])))
-                elif failure:
-                    row.failures[system] = failure
+                row.add(system, result, failure)
                 if args.jsonl:
                     with args.jsonl.open("a", encoding="utf-8") as out:
                         out.write(json.dumps({"game": game.stem, "system": system, "run": run, "cpu": cpu,
