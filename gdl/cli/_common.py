@@ -97,8 +97,8 @@ def load_game(path: str, engine: str, command: str) -> gdl.Game | None:
 
 def _say_loading(path: str, engine: str, command: str, said: list[bool]) -> None:
     doing = {
-        "auto": "grounding them for the compiled engine (the Datalog evaluator if that takes more than "
-        f"{AUTO_MAX_SECONDS:g} s or {AUTO_MAX_ATOMS} atoms)",
+        "auto": "building the compiled engine (the Datalog evaluator if that would take more than "
+        f"{AUTO_MAX_SECONDS:g} CPU-s in all or {AUTO_MAX_ATOMS} ground atoms)",
         "compiled": "grounding and compiling them",
     }.get(engine, "preparing the Datalog evaluator")
     print(f"gdl {command}: loading {path}: checking the rules, {doing}...", file=sys.stderr, flush=True)
