@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_engines_compiled import checked_game
-from test_engines_native import MORE, replay_disagreements
+from test_engines_native import COUNTING_GAME, MORE, replay_disagreements
 from test_game_errors import STUCK
 
 from gdl.check import check_text
@@ -173,14 +173,7 @@ def test_walks_that_end_without_a_terminal_state_count_no_goals(engine: str) -> 
 
 
 def test_the_kernel_counts_outcomes() -> None:
-    text = """
-    (role r) (init (n 0)) (succ 0 1) (succ 1 2) (succ 2 3)
-    (<= (next (n ?y)) (true (n ?x)) (succ ?x ?y))
-    (<= (legal r go) (true (n ?x)) (succ ?x ?y))
-    (<= terminal (true (n 9)))
-    (goal r 50)
-    """
-    checked = check_text(text).checked
+    checked = check_text(COUNTING_GAME).checked
     assert checked is not None
     kernel = CompiledReasoner(checked).kernel
     _, stuck = kernel.charges(0b1, 0, 4, 10)

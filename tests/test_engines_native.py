@@ -120,15 +120,18 @@ def test_walks_through_a_cycle_block_agree_with_datalog() -> None:
     assert replay_disagreements(reach_game(), range(20), 30) == []
 
 
+#: A game that counts 0, 1, 2, 3 and then has no legal move (its terminal state is never reached).
+COUNTING_GAME = """
+(role r) (init (n 0)) (succ 0 1) (succ 1 2) (succ 2 3)
+(<= (next (n ?y)) (true (n ?x)) (succ ?x ?y))
+(<= (legal r go) (true (n ?x)) (succ ?x ?y))
+(<= terminal (true (n 9)))
+(goal r 50)
+"""
+
+
 def test_a_walk_stops_at_the_depth_limit_and_where_a_role_has_no_move() -> None:
-    text = """
-    (role r) (init (n 0)) (succ 0 1) (succ 1 2) (succ 2 3)
-    (<= (next (n ?y)) (true (n ?x)) (succ ?x ?y))
-    (<= (legal r go) (true (n ?x)) (succ ?x ?y))
-    (<= terminal (true (n 9)))
-    (goal r 50)
-    """
-    checked = check_text(text).checked
+    checked = check_text(COUNTING_GAME).checked
     assert checked is not None
     compiled = CompiledReasoner(checked)
     kernel, initial = compiled.kernel, compiled.initial()
