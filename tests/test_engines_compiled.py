@@ -13,7 +13,8 @@ import pytest
 import gdl
 import gdl.engines
 from gdl.check import CheckedProgram, check_text
-from gdl.engines.compiled import DEFAULT_CODE_LIMIT, CompiledReasoner, generate
+from gdl.engines.codegen import generate
+from gdl.engines.compiled import DEFAULT_CODE_LIMIT, CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
 from gdl.errors import GameDefinitionError, GameTooLargeError
 from gdl.ground.grounding import term_of

@@ -15,7 +15,8 @@ from test_engines_compiled import QUICK, checked_game, corpus_problems, disagree
 import gdl.engines.compiled
 from gdl.budget import BudgetExceededError, budget
 from gdl.check import CheckedProgram, check_text
-from gdl.engines.compiled import CompiledReasoner, function_outputs
+from gdl.engines.codegen import function_outputs
+from gdl.engines.compiled import CompiledReasoner
 from gdl.ground.grounding import term_of
 
 ROOT = Path(__file__).resolve().parent.parent
