@@ -12,6 +12,8 @@ import pytest
 from test_players import GAMES, board
 
 import gdl
+import gdl.ground.propnet
+from gdl.budget import checkpoint
 from gdl.game import Game
 from gdl.match import Match
 from gdl.players import make_player
@@ -88,12 +90,31 @@ def test_batched_mcts_does_not_lose_to_random(tictactoe: Game) -> None:
         assert players["xplayer"]._batched is not None  # type: ignore[attr-defined]  # it played batched
 
 
+def test_every_phase_of_its_own_build_is_bounded_by_the_start_clock(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A network phase that would never end is stopped at half the start clock, not only instantiation."""
+
+    def endless(*args: object, **kwargs: object) -> object:
+        while True:
+            checkpoint()
+
+    game = gdl.load(GAMES / "tictactoe.kif", engine="datalog")
+    monkeypatch.setattr(gdl.ground.propnet, "build", endless)
+    player = make_player("mcts:batch=32,iterations=50,seed=1")
+    assert isinstance(player, MctsPlayer)
+    with caplog.at_level(logging.WARNING, logger="gdl.players.mcts"):
+        player.start(game, "xplayer", 1.0, 30)
+    assert player._batched is None
+    assert "building the compiled engine took more than its budget of 0.5 s" in caplog.text
+
+
 def test_a_game_too_large_falls_back_to_single_playouts(
     tictactoe: Game, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """With an atom budget of 1, instantiation fails as for a really large game."""
     game = gdl.load(GAMES / "tictactoe.kif", engine="datalog")
-    monkeypatch.setattr("gdl.players.mcts.AUTO_MAX_ATOMS", 1)
+    monkeypatch.setattr("gdl.engines.AUTO_MAX_ATOMS", 1)
     with caplog.at_level(logging.WARNING, logger="gdl.players.mcts"):
         player = batched("mcts:batch=32,iterations=200,seed=1", game, "xplayer")
     assert player._batched is None

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gdl.budget import BudgetExceededError, budget
 from gdl.check import CheckedProgram
 from gdl.engines.base import Reasoner
 from gdl.errors import GameTooLargeError
+
+if TYPE_CHECKING:
+    from gdl.engines.compiled import CompiledReasoner
 
 #: The engines :func:`make_reasoner` knows, the default first.
 ENGINES = ("auto", "compiled", "datalog")
@@ -65,20 +68,44 @@ class _WouldNotFit(GameTooLargeError):
 
 def _compiled_within_budget(checked: CheckedProgram) -> Reasoner[Any] | None:
     """The compiled engine, or None (logged with the reason) when it does not fit auto's budget."""
+    started = time.process_time()
+    try:
+        return build_compiled(checked)
+    except BudgetExceededError as problem:
+        if problem.total:  # no time is left for the Datalog engine either
+            raise
+        reason = str(problem)
+    except GameTooLargeError as problem:
+        reason = str(problem)
+    log.info(
+        "%s: the Datalog evaluator plays it, the compiled engine gave up after %.2f CPU-s: %s",
+        checked.program.source, time.process_time() - started, reason,
+    )
+    return None
+
+
+def build_compiled(checked: CheckedProgram, seconds: float | None = None) -> CompiledReasoner:
+    """The compiled engine of ``checked``, every phase of it built within one budget of ``seconds`` CPU
+    seconds (by default :data:`AUTO_MAX_SECONDS`) and instantiation within :data:`AUTO_MAX_ATOMS`.
+
+    Raises :class:`gdl.errors.GameTooLargeError` (or its :class:`gdl.budget.BudgetExceededError`) as soon
+    as a phase runs over, or a phase finished shows that the next would not fit.
+    """
     from gdl.engines.compiled import CompiledReasoner
     from gdl.ground.instantiate import instantiate
     from gdl.ground.propnet import build
 
+    seconds = AUTO_MAX_SECONDS if seconds is None else seconds
     started = time.process_time()
 
-    def affordable(phase: str, seconds: float) -> None:
-        left = AUTO_MAX_SECONDS - (time.process_time() - started)
-        if seconds > left:
-            raise _WouldNotFit(f"{phase} would take about {seconds:.1f} s, {max(left, 0):.1f} s are left")
+    def affordable(phase: str, estimate: float) -> None:
+        left = seconds - (time.process_time() - started)
+        if estimate > left:
+            raise _WouldNotFit(f"{phase} would take about {estimate:.1f} s, {max(left, 0):.1f} s are left")
 
     try:
-        with budget("building the compiled engine", AUTO_MAX_SECONDS):
-            grounding = instantiate(checked, AUTO_MAX_ATOMS, AUTO_MAX_SECONDS)
+        with budget("building the compiled engine", seconds):
+            grounding = instantiate(checked, AUTO_MAX_ATOMS, seconds)
             literals = sum(slot is not None for rule in grounding.rules for slot in rule.body)
             affordable("the network", NETWORK_SECONDS_PER_LITERAL * literals)
             net = build(grounding)
@@ -89,18 +116,7 @@ def _compiled_within_budget(checked: CheckedProgram) -> Reasoner[Any] | None:
                 instantiate=grounding.seconds, network=built - started - grounding.seconds
             )
             return compiled
-    except BudgetExceededError as problem:
-        if problem.total:  # no time is left for the Datalog engine either
-            raise
-        reason = str(problem)
-    except GameTooLargeError as problem:
-        reason = str(problem)
     except RecursionError:
         # Relaxed grounding ignores the state, so a counter that only the state bounds builds ever
         # deeper terms; the Datalog engine follows the state and plays it.
-        reason = "instantiation builds ever deeper terms"
-    log.info(
-        "%s: the Datalog evaluator plays it, the compiled engine gave up after %.2f CPU-s: %s",
-        checked.program.source, time.process_time() - started, reason,
-    )
-    return None
+        raise GameTooLargeError("instantiation builds ever deeper terms") from None

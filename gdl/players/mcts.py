@@ -25,7 +25,7 @@ import random
 import sys
 import time
 
-from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS
+from gdl.engines import AUTO_MAX_SECONDS, build_compiled
 from gdl.engines.base import depth_charge, depth_charges
 from gdl.engines.batched import BatchedEngine
 from gdl.engines.compiled import CompiledReasoner
@@ -112,9 +112,8 @@ class MctsPlayer(Player):
         """
         compiled = game.reasoner
         if not isinstance(compiled, CompiledReasoner):
-            seconds = min(AUTO_MAX_SECONDS, start_clock / 2)
             try:
-                compiled = CompiledReasoner(game.checked, AUTO_MAX_ATOMS, seconds)
+                compiled = build_compiled(game.checked, min(AUTO_MAX_SECONDS, start_clock / 2))
             except GameTooLargeError as problem:
                 logger.warning("mcts: %s; batch=%d falls back to single playouts", problem, self.batch)
                 return None
