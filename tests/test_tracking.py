@@ -81,10 +81,12 @@ def test_a_sampled_belief_that_loses_track_filters_again() -> None:
 
 
 def test_hyperplay_plays_the_corpus_krieg_tictactoe_without_errors(corpus: Path) -> None:
-    # Its rules give a player two goals in some states: searches of those are skipped, not fatal.
+    # Its rules give a player two goals in some states: searches of those are skipped, not fatal. A
+    # match that ends in such a state is aborted for the game's own defect, not for the player.
     game = gdl.load(corpus / "gdl2" / "KriegTictactoe.gdl")
     for seed in range(2):
         hyper = make_player("hyperplay:max_states=8,samples=4,iterations=10", seed)
         players = {"xplayer": hyper, "oplayer": make_player("random", seed)}
         record = Match(game, players, play_clock=30, seed=seed).run()
-        assert record.completed and record.error_count("xplayer") == 0, record.errors
+        assert record.error_count("xplayer") == 0, record.errors
+        assert record.completed or "has 2 goal values" in record.abort_reason, record.abort_reason
