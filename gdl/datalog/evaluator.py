@@ -32,7 +32,7 @@ from gdl.datalog.plan import (
 )
 from gdl.datalog.terms import TermTable
 from gdl.errors import GameTooLargeError
-from gdl.syntax.model import Atom, Not, Term, walk_atoms
+from gdl.syntax.model import Atom, Literal, Not, Term, walk_atoms
 
 #: A model: for each relation name, the tuples of ground argument terms of its facts.
 Model = dict[str, frozenset[tuple[Term, ...]]]
@@ -109,11 +109,27 @@ class Database:
             del self._indexes[spec]
 
 
-@dataclass(frozen=True, slots=True)
 class _CompiledRule:
-    head: str
-    code: RuleCode
-    run: RuleFunction
+    """A rule's join code (see :class:`RuleCode`) for a head relation, and its function ``run``.
+
+    The function is compiled from the code when the rule first runs: a recursive stratum of magic sets
+    has a variant per literal reading the stratum, and most never run (sudoku: 173 of 544 variants).
+    """
+
+    __slots__ = ("_planner", "code", "head", "run")
+
+    def __init__(self, head: str, code: RuleCode, planner: RulePlanner) -> None:
+        self.head = head
+        self.code = code
+        self._planner = planner
+        self.run: RuleFunction = self._compile_and_run
+
+    def _compile_and_run(
+        self, relations: dict[str, set[Fact]], index: Callable[[IndexSpec], dict[object, list[Fact]]],
+        out: Callable[[Fact], None],
+    ) -> None:
+        self.run = self._planner.function(self.code)
+        self.run(relations, index, out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +165,9 @@ class Evaluator:
         self.specs = SpecRegistry(self.table)
         self._planner = RulePlanner(self.table, self.specs, lambda relation, shape, paths: None)
         self._compiled: dict[int, CompiledStratum] = {}
+        #: Rules compiled, by head, body, delta position and join order: a stratum planned again (see
+        #: :meth:`replan`) keeps the rules whose order did not change, and their functions.
+        self._plans: dict[tuple[Atom, tuple[Literal, ...], int | None, tuple[int, ...]], _CompiledRule] = {}
         #: Whether the relations not fixed (see :meth:`fix`) are computed anew in each database.
         self._per_state = False
         producers: dict[str, int] = {}
@@ -166,6 +185,7 @@ class Evaluator:
         fixed = dict(database.relations)
         owned = frozenset(database.owned)
         self._per_state = True
+        self._plans.clear()  # compiled before, they look up what is now bound into the code
         self._planner.fixed = lambda relation: fixed[relation] if relation in owned else None
         self._planner.fixed_index = database.index
 
@@ -181,8 +201,19 @@ class Evaluator:
         heads = tuple(dict.fromkeys(relation_key(rule.head) for rule in source.rules))
 
         planner = self._planner
+        # The database does not change while the stratum is planned, so each estimate is sampled once:
+        # a stratum of magic sets plans hundreds of rules and variants that ask the same questions
+        # (sudoku's goal: 623 rules, 100,000 scores, 23,000 estimates of a few hundred kinds).
+        estimates: dict[tuple[str, Shape, tuple[Path, ...]], float | None] = {}
 
         def size(relation: str, shape: Shape, paths: tuple[Path, ...]) -> float | None:
+            key = (relation, shape, paths)
+            if key in estimates:
+                return estimates[key]
+            found = estimates[key] = estimate(relation, shape, paths)
+            return found
+
+        def estimate(relation: str, shape: Shape, paths: tuple[Path, ...]) -> float | None:
             if relation.startswith(DELTA):
                 # The news of the last round: few, and the reason to run this variant at all.
                 return 1.0
@@ -198,20 +229,26 @@ class Evaluator:
             return len(keys) * (len(facts) / len(sample)) / len(set(keys))
 
         planner.size = size
+
+        def compiled(head: Atom, body: tuple[Literal, ...], delta: int | None = None) -> _CompiledRule:
+            order = planner.order(body, delta)
+            plan = (head, body, delta, tuple(position for position, _ in order))
+            found = self._plans.get(plan)
+            if found is None:
+                code = planner.compile(head, body, delta, order)
+                found = self._plans[plan] = _CompiledRule(relation_key(head), code, planner)
+            return found
+
         rules = []
         variants = []
         for rule in source.rules:
             for head, body in split_disjunctions(rule):
-                key = relation_key(head)
-                code = planner.compile(head, body)
-                rules.append(_CompiledRule(key, code, planner.function(code)))
+                rules.append(compiled(head, body))
                 if not source.recursive:
                     continue
                 for position, literal in enumerate(body):
                     if isinstance(literal, Atom) and literal.relation in source.relations:
-                        delta = DELTA + relation_key(literal)
-                        code = planner.compile(head, body, position)
-                        variants.append((delta, _CompiledRule(key, code, planner.function(code))))
+                        variants.append((DELTA + relation_key(literal), compiled(head, body, position)))
         reads = {
             relation_key(literal.atom if isinstance(literal, Not) else literal)
             for rule in source.rules

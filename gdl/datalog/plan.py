@@ -228,23 +228,40 @@ class RulePlanner:
     ) -> None:
         self.table = table
         self.specs = specs
-        #: Expected facts of a relation matching a shape per value of the given paths, when known.
-        self.size = size
+        self._size = size
+        #: Scores of literals (see :meth:`_score`) by relation read, literal and the variables of it bound,
+        #: while :attr:`size` stays the same: the variants of a recursive stratum reorder the same bodies.
+        self._scores: dict[tuple[str, Literal, frozenset[str]], tuple[float, ...]] = {}
         #: Relations that are complete and the same wherever the rules run (a game's static ones): their
         #: sets and indexes are bound into the compiled rules instead of being looked up per run.
         self.fixed: Callable[[str], set[Fact] | None] = lambda relation: None
         self.fixed_index: Callable[[IndexSpec], dict[object, list[Fact]]] = _no_index
         self._names = itertools.count()
 
-    def compile(self, head: Atom, body: tuple[Literal, ...], delta: int | None = None) -> RuleCode:
-        """The join code of ``head :- body``; literal number ``delta`` reads the last round's news."""
+    @property
+    def size(self) -> Callable[[str, Shape, Paths], float | None]:
+        """Expected facts of a relation matching a shape per value of the given paths, when known."""
+        return self._size
+
+    @size.setter
+    def size(self, size: Callable[[str, Shape, Paths], float | None]) -> None:
+        self._size = size
+        self._scores.clear()
+
+    def compile(
+        self, head: Atom, body: tuple[Literal, ...], delta: int | None = None,
+        order: list[tuple[int, Literal]] | None = None,
+    ) -> RuleCode:
+        """The join code of ``head :- body``; literal number ``delta`` reads the last round's news. The
+        literals are joined in ``order`` (by default :meth:`order`'s)."""
         names: dict[str, str] = {}
         for variable in itertools.chain(head.variables(), *(lit.variables() for lit in body)):
             names.setdefault(variable.name, f"v{len(names)}")
         code = RuleCode(_show(head, body), [], [], {})
         lines = code.body
         indent = "    "
-        order = self._order(body, delta)
+        if order is None:
+            order = self.order(body, delta)
         if order and not self._loops(order[0][1], set()):
             # Tests skip to the next candidate with ``continue`` rather than nesting one block each
             # (statespacelarge has rules of a hundred tests): so the first one needs a loop too.
@@ -379,32 +396,41 @@ class RulePlanner:
         name = f"k{next(self._names)}"
         return f"(G({name} := {key}) or C({name}))"
 
-    def _order(self, body: tuple[Literal, ...], delta: int | None) -> list[tuple[int, Literal]]:
+    def order(self, body: tuple[Literal, ...], delta: int | None) -> list[tuple[int, Literal]]:
         """Literals in join order, each with its position in ``body``."""
-        remaining = list(enumerate(body))
+        remaining = [(position, literal, _variables(literal)) for position, literal in enumerate(body)]
         bound: set[str] = set()
         order: list[tuple[int, Literal]] = []
+        # A literal's score changes only when more of its own variables are bound: each round of the
+        # choice below scores again only those (a body of n literals asks n * n / 2 scores otherwise).
+        scores: dict[int, tuple[set[str], tuple[float, ...]]] = {}
+
+        def score(item: tuple[int, Literal, set[str]]) -> tuple[float, ...]:
+            known = item[2] & bound
+            found = scores.get(item[0])
+            if found is None or found[0] != known:
+                found = scores[item[0]] = (known, self._score(item, bound, delta))
+            return found[1]
+
         while remaining:
             checkpoint()
             ready = [
-                item for item in remaining
-                if not isinstance(item[1], Atom) and _variables(item[1]) <= bound
+                item for item in remaining if not isinstance(item[1], Atom) and item[2] <= bound
             ]
             if ready:
                 chosen = ready[0]
             else:
                 positives = [item for item in remaining if isinstance(item[1], Atom)]
-                if not positives:
-                    # Unsafe: report it on the first literal left, when it is compiled.
-                    chosen = remaining[0]
-                else:
-                    chosen = max(positives, key=lambda item: self._score(item, bound, delta))
+                # Without one, the rule is unsafe: that is reported on the first literal left, when compiled.
+                chosen = max(positives, key=score) if positives else remaining[0]
             remaining.remove(chosen)
-            order.append(chosen)
-            bound |= _variables(chosen[1])
+            order.append(chosen[:2])
+            bound |= chosen[2]
         return order
 
-    def _score(self, item: tuple[int, Literal], bound: set[str], delta: int | None) -> tuple[float, ...]:
+    def _score(
+        self, item: tuple[int, Literal, set[str]], bound: set[str], delta: int | None
+    ) -> tuple[float, ...]:
         """Higher is better: the fewest facts expected to match, given the variables bound so far.
 
         Where the relation's facts are known (planning happens when a stratum first runs), that is the
@@ -412,18 +438,23 @@ class RulePlanner:
         of ``n`` facts with ``k`` of its ``m`` argument leaves known is expected to give
         ``n ** ((m - k) / m)`` matches, as if the leaves were independent and evenly spread.
         """
-        position, literal = item
+        position, literal, variables = item
         assert isinstance(literal, Atom)
-        if _variables(literal) <= bound:
+        if variables <= bound:
             return (1, 0.0, 0)
         relation = DELTA + relation_key(literal) if position == delta else relation_key(literal)
-        pattern = _analyse(literal, bound, self.table, {name: name for name in _variables(literal)})
+        key = (relation, literal, frozenset(variables & bound))
+        found = self._scores.get(key)
+        if found is not None:
+            return found
+        pattern = _analyse(literal, bound, self.table, {name: name for name in variables})
         paths = tuple(path for path, _ in pattern.values)
         expected = self.size(relation, tuple(pattern.filters), paths)
         if expected is None:
             leaves = len(pattern.values) + len(pattern.binds) + len(pattern.checks)
             expected = float(UNKNOWN_SIZE) ** ((leaves - len(paths)) / leaves)
-        return (0, -expected, len(paths))
+        found = self._scores[key] = (0, -expected, len(paths))
+        return found
 
 
 #: The size assumed for a relation whose facts are not known when its rules are compiled.
