@@ -3,9 +3,10 @@
 The strata of a game fall into three layers. Static strata (relations that depend on neither ``true``
 nor ``does``) run once per game. State strata (depending on ``true`` only) run per state, and only
 those that the relation asked for (``legal``, ``terminal``, ``goal``) needs, with the results kept
-for the most recently used states. Move strata (depending on ``does``) run per joint move, for
-``next`` and, in GDL-II, for ``sees``. A state is a frozenset of interned fluent ids; terms of the
-clause model appear only at the API boundary.
+for the most recently used states; those reading only fluents that no move changes (a maze's walls, see
+:mod:`gdl.engines.frame`) run once per set of those fluents instead. Move strata (depending on
+``does``) run per joint move, for ``next`` and, in GDL-II, for ``sees``. A state is a frozenset of
+interned fluent ids; terms of the clause model appear only at the API boundary.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from gdl.datalog.evaluator import Database, Evaluator
 from gdl.datalog.magic import original_name, rewrite
 from gdl.datalog.plan import DELTA, relation_key
 from gdl.datalog.terms import TermTable
+from gdl.engines.frame import kinds_read, reads_only, unchanging_kinds
 from gdl.errors import GameDefinitionError, GameTooLargeError
 from gdl.syntax.model import Term
 
@@ -182,11 +184,28 @@ class _Strata:
                     self._evaluate_static(number, large)
         self.evaluator.fix(self.static)
 
+        # The state strata that read only fluents no move changes (see gdl.engines.frame) run once per
+        # set of those fluents, in a database between the static one and the state's.
+        unchanging = unchanging_kinds(program.program)
+        read = kinds_read(program.program)
+        #: State strata computed once for each set of the unchanging fluents a state has.
+        self.frame = tuple(
+            number for number, stratum in enumerate(program.strata)
+            if layers[number] == 1 and reads_only(stratum.relations, depends_on, read, unchanging)
+        )
+        functors = {table.functor_id(name, arity) for name, arity in unchanging if arity}
+        constants = {table.constant(name) for name, arity in unchanging if not arity}
+        term_functor = table.functor
+        #: Whether a fluent (id) is of a kind no move changes.
+        self._unchanging = lambda fluent: term_functor[fluent] in functors or fluent in constants
+        self._frames: dict[frozenset[int], Database] = {}
+        frame = set(self.frame)
+
         def needed(relation: str, *levels: int) -> tuple[int, ...]:
             uses = depends_on.get(relation, {relation})
             return tuple(
                 number for number, stratum in enumerate(program.strata)
-                if layers[number] in levels and stratum.relations & uses
+                if layers[number] in levels and stratum.relations & uses and number not in frame
             )
 
         # legal, terminal and goal are decided before the moves: a relation they use that depends on
@@ -202,6 +221,25 @@ class _Strata:
         self.steps: dict[tuple[frozenset[int], int], tuple[Callable[[Database], None], frozenset[int]]] = {}
         self.move_runner: Callable[[Database], None] | None = None
         self.sees_runner: Callable[[Database], None] | None = None
+
+    def state_database(self, state: DatalogState) -> Database:
+        """A database holding ``state`` as ``true``, over the static relations and those of
+        :attr:`frame` (computed for the state's unchanging fluents when first seen)."""
+        parent = self.static
+        if self.frame:
+            fluents = frozenset(filter(self._unchanging, state))
+            found = self._frames.get(fluents)
+            if found is None:
+                if len(self._frames) >= CACHE_SIZE:
+                    self._frames.clear()
+                found = self._frames[fluents] = Database(self.static)
+                found.own("true/1", ((fluent,) for fluent in fluents))
+                for number in self.frame:
+                    self.evaluator.run(number, found)
+            parent = found
+        database = Database(parent)
+        database.own("true/1", ((fluent,) for fluent in state))
+        return database
 
     def complete(self) -> None:
         """Evaluate the static strata left out for their size (see :attr:`deferred`)."""
@@ -261,9 +299,8 @@ class _Strata:
         roles = sorted(fact[0] for fact in self.static.facts("role/1"))
         best = math.inf
         for run in range(4):
-            database = Database(self.static)
-            database.own("true/1", ((fluent,) for fluent in state))
             start = time.process_time()
+            database = self.state_database(state)
             try:
                 for number in numbers:
                     self.evaluator.run(number, database, deadline=deadline)
@@ -347,8 +384,7 @@ class DatalogReasoner:
             self._states += 1
             if self._states == REPLAN_AT:
                 self._replan()
-            database = Database(self._strata.static)
-            database.own("true/1", ((fluent,) for fluent in state))
+            database = self._strata.state_database(state)
             results = self._cache[state] = _StateResults(database)
         strata = self._strata
         key = (results.done, query)
