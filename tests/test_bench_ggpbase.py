@@ -77,12 +77,82 @@ def test_both_json_shapes_are_read() -> None:
         bench._last_json("Exception in thread main\n")
 
 
-def test_the_corpus_is_every_game_but_gdl2(tmp_path: Path) -> None:
+def test_the_corpus_is_every_game_and_gdl2_is_marked(tmp_path: Path) -> None:
     bench = _script()
+    for name in ("b", "a", "c", "d"):
+        (tmp_path / f"{name}.kif").write_text("(role r)\n", encoding="utf-8")
+    assert bench.corpus_games(tmp_path) == ["a", "b", "c", "d"]
+    assert bench.gdl2_games(tmp_path) == set()  # no index: nothing known to be GDL-II
     (tmp_path / "INDEX.tsv").write_text(
-        "file\tbytes\tgdl2\nb.kif\t1\t-\na.kif\t1\t-\nc.kif\t1\tsees\n", encoding="utf-8"
+        "file\tbytes\tgdl2\nb.kif\t1\t-\na.kif\t1\t-\nc.kif\t1\tsees\nd.kif\t1\trandom sees\n",
+        encoding="utf-8",
     )
-    assert bench.corpus_games(tmp_path) == ["a", "b"]
+    assert bench.corpus_games(tmp_path) == ["a", "b", "c", "d"]
+    assert bench.gdl2_games(tmp_path) == {"c", "d"}
+    rows = [bench.Row("a", prover=[1.0], datalog=[2.0]), bench.Row("c", prover=[4.0], datalog=[2.0])]
+    lines = bench.table(rows, bench.gdl2_games(tmp_path)).splitlines()
+    assert lines[2].startswith("| a | ")
+    assert lines[3] == "| c (GDL-II) | 4 (4) |  | 2 (2) | 0.50 |"
+
+
+def test_the_summary_counts_faster_slower_and_missing() -> None:
+    bench = _script()
+    rows = [
+        bench.Row("even", prover=[10.0], datalog=[10.0]),  # as fast counts as at least as fast
+        bench.Row("fast", prover=[10.0, 12.0, 11.0], datalog=[30.0, 10.0, 40.0]),
+        bench.Row("slow", prover=[100.0], datalog=[7.0]),
+        bench.Row("stuck", datalog=[5.0], failures={"prover": "timed out after 30 s"}),
+        bench.Row("lost", failures={"prover": "timed out after 30 s", "datalog": "failed: boom"}),
+    ]
+    assert bench.summary(rows).splitlines() == [
+        "5 games: the Datalog engine at least as fast as the prover on 2, slower on 1, no ratio on 2",
+        "slower: slow (0.07)",
+        "no ratio: stuck (no figure: prover), lost (no figure: prover and datalog)",
+    ]
+    assert bench.below(rows, 2.0) == ["even", "slow", "stuck", "lost"]
+    assert bench.below(rows, 1.0) == ["slow", "stuck", "lost"]
+
+
+def _write(path: Path, records: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    return path
+
+
+def _record(game: str, system: str, figure: float | None) -> dict[str, object]:
+    result = None if figure is None else {"states_per_cpu_s": figure}
+    return {"game": game, "system": system, "result": result,
+            "failure": "timed out after 30 s" if figure is None else None}
+
+
+def test_a_second_pass_replaces_the_first_per_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = _script()
+    first = _write(tmp_path / "first.jsonl", [
+        _record("a", "prover", 10.0), _record("a", "datalog", 15.0),
+        _record("b", "prover", 10.0), _record("b", "datalog", 50.0),
+        _record("c", "prover", None), _record("c", "datalog", 3.0),
+    ])
+    second = _write(tmp_path / "second.jsonl", [
+        *(_record("a", "prover", figure) for figure in (10.0, 12.0, 11.0)),
+        *(_record("a", "datalog", figure) for figure in (9.0, 30.0, 33.0)),
+        _record("c", "prover", 2.0), _record("c", "datalog", 3.0),
+    ])
+    rows = bench.rows_of(first, second)
+    assert [row.game for row in rows] == ["a", "b", "c"]  # in the order first measured
+    assert rows[0].prover == [10.0, 12.0, 11.0] and rows[0].datalog == [9.0, 30.0, 33.0]
+    assert rows[1].ratio() == 5.0
+    assert rows[2].failures == {} and rows[2].ratio() == 1.5  # the first pass's timeout is gone
+    assert bench.measured(first, second) == {"a", "b", "c"}
+    assert bench.main(["--table", "--jsonl", str(first), "--below", "2"]) == 0
+    assert capsys.readouterr().out.split() == ["a", "c"]
+    assert bench.main(["--table", "--jsonl", str(first), "--jsonl", str(second)]) == 0
+    out = capsys.readouterr().out
+    assert "| a | 11 (10, 12, 11) |  | 30 (9, 30, 33) | 2.73 |" in out
+    counts = "3 games: the Datalog engine at least as fast as the prover on 3, slower on 0, no ratio on 0\n"
+    assert counts in out
+    assert bench.main(["--table", "--jsonl", str(first), "--jsonl", str(tmp_path / "absent.jsonl")]) == 2
+    assert "absent.jsonl" in capsys.readouterr().err
 
 
 def test_a_sweep_resumes_and_tabulates_from_its_measurements(
@@ -102,3 +172,67 @@ def test_a_sweep_resumes_and_tabulates_from_its_measurements(
     assert lines[2] == "| chess | 16 (16) |  | 32 (32) | 2.00 |"
     assert lines[3] == "| amazons | timed out after 45 s |  |  |  |"
     assert bench.main(["--table", "--jsonl", str(tmp_path / "none.jsonl")]) == 2
+    assert bench.main(["--table"]) == 2
+
+
+#: Nature draws one of three cards, the player always guesses ``a`` and sees whether it was right.
+GUESS = """
+    (role player) (role random)
+    (card a) (card b) (card c)
+    (init (round 0))
+    (<= (legal random (draw ?c)) (true (round 0)) (card ?c))
+    (<= (legal player wait) (true (round 0)))
+    (<= (legal random noop) (true (drawn ?c)))
+    (<= (legal player (guess a)) (true (drawn ?x)))
+    (<= (next (drawn ?c)) (does random (draw ?c)))
+    (<= (next (guessed ?c)) (does player (guess ?c)))
+    (<= (next (hidden ?c)) (true (drawn ?c)))
+    (<= (sees player right) (does player (guess ?c)) (true (drawn ?c)))
+    (<= terminal (true (guessed ?c)))
+    (<= (goal player 100) (true (guessed ?c)) (true (hidden ?c)))
+    (<= (goal player 0) (true (guessed ?c)) (not (true (hidden ?c))))
+"""
+
+
+def test_the_datalog_depth_charge_on_gdl2_draws_uniformly_and_never_asks_sees() -> None:
+    """What ``gdl bench --engine datalog`` does on a GDL-II game is what the prover does: nature is a role
+    picking uniformly among its legal moves, and no ``sees`` is evaluated."""
+    import random
+
+    from gdl.check import check_text
+    from gdl.engines import make_reasoner
+    from gdl.engines.base import depth_charges
+
+    checked = check_text(GUESS, "guess.kif").checked
+    assert checked is not None
+    reasoner = make_reasoner(checked, "datalog")
+    assert [str(role) for role in reasoner.roles] == ["player", "random"]
+    assert len(reasoner.legal(reasoner.initial(), 1)) == 3
+    charges = depth_charges(reasoner, reasoner.initial(), 3000, random.Random(7), 10)
+    assert charges.playouts == charges.terminal == 3000 and charges.moves == 6000
+    # The guess is right a third of the time when nature draws uniformly (the mean goal's standard
+    # deviation over 3000 charges is 0.86; the bounds are 6 of them).
+    mean = charges.mean_goal(0)
+    assert mean is not None and 100 / 3 - 5.2 < mean < 100 / 3 + 5.2
+    assert charges.goal_counts[1] == 0  # nature has no goal: counted as undefined, as the prover does
+    assert reasoner._strata.sees_runner is None  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+def test_the_reference_plays_the_gdl2_corpus_games() -> None:
+    """The JVM harness accepts ``random`` as a role and the ``sees`` rules (set GGPBASE_CLASSPATH to the
+    built reference's class path to run it)."""
+    import os
+
+    bench = _script()
+    classpath = os.environ.get("GGPBASE_CLASSPATH")
+    if not classpath:
+        pytest.skip("GGPBASE_CLASSPATH (the built reference, see docs/performance.md) is not set")
+    games = [bench.CORPUS / f"{name}.kif" for name in ("montyhall", "pennies", "latenttictactoe")]
+    if not all(game.exists() for game in games):
+        pytest.skip("the corpus is not here")
+    for game in games:
+        result, failure = bench.measure(bench.reference_command("java", classpath, game, 0.3, 0.0), 120)
+        assert failure is None, failure
+        assert result is not None and float(str(result["states_per_cpu_s"])) > 0
+        assert int(str(result["playouts"])) > 0 and int(str(result["stuck_playouts"])) == 0

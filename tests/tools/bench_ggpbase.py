@@ -2,15 +2,24 @@
 
     .venv/bin/python tests/tools/bench_ggpbase.py --classpath CLASSPATH [GAME...] [--runs 3]
         [--time-limit 10] [--timeout 600] [--cpu 0] [--jsonl FILE] [--corpus] [--resume]
+    .venv/bin/python tests/tools/bench_ggpbase.py --table --jsonl FILE [--jsonl FILE2 ...] [--below 2]
 
 CLASSPATH holds an already-built reference: ggp-base's ProverStateMachine (classes compiled from
 ggp-base's public sources), Guava, and the harness class ``ProverBench`` that plays random depth
 charges and prints a ``gdl bench``-shaped JSON line. Neither is in this repository: docs/performance.md
 ("ggp-base's prover beside the Datalog engine") says how to build them by hand. GAME is a .kif path or
 a corpus game's name (looked up in ../shared/corpus/games); by default the games of issue 15 item 3;
-``--corpus`` adds every corpus game that is not GDL-II (INDEX.tsv's ``gdl2`` column), alphabetically.
+``--corpus`` adds every corpus game, alphabetically, GDL-II included (INDEX.tsv's ``gdl2`` column;
+those are marked in the table). Both systems play a GDL-II game alike: ``random`` is a role that picks
+uniformly among its legal moves (ggp-base's ``getRandomJointMove``; ``gdl bench``'s depth charge), and
+``sees`` is never asked for (the prover only asks for ``legal``, ``next``, ``terminal`` and ``goal``;
+``gdl bench``'s Datalog depth charge evaluates the strata of ``next``, not those of ``sees``).
 ``--resume`` skips the games FILE (``--jsonl``) already has a measurement of, so that a long sweep can
-be stopped and started again; ``--table`` prints the table of FILE's measurements and measures nothing.
+be stopped and started again; ``--table`` prints the table of FILE's measurements and how many games
+the Datalog engine is at least as fast on, and measures nothing: given several files (a first pass,
+then a second one with more runs on some games), a game's row comes from the last file that has it;
+with ``--below RATIO`` it prints instead the games whose ratio is below RATIO or missing, the GAMEs of
+a second pass.
 
 For each game and each run, the reference and ``gdl bench --engine datalog`` run one after the other,
 each in its own process pinned to one core (``taskset -c CPU``) and killed after ``--timeout`` seconds.
@@ -63,17 +72,23 @@ class Row:
         elif failure:
             self.failures[system] = failure
 
-    def cells(self) -> list[str]:
+    def ratio(self) -> float | None:
+        """The Datalog engine's median over the prover's (None unless both have a figure)."""
+        prover = _median(self.prover)
+        datalog = _median(self.datalog)
+        return datalog / prover if prover and datalog else None
+
+    def cells(self, mark: str = "") -> list[str]:
         prover = _median(self.prover)
         datalog = _median(self.datalog)
         process = _median(self.prover_process)
-        ratio = f"{datalog / prover:.2f}" if prover and datalog else ""
+        ratio = self.ratio()
         return [
-            self.game,
+            self.game + mark,
             _figure(prover, self.prover, self.failures.get("prover")),
             _number(process) if process is not None else "",
             _figure(datalog, self.datalog, self.failures.get("datalog")),
-            ratio,
+            f"{ratio:.2f}" if ratio is not None else "",
         ]
 
 
@@ -99,19 +114,53 @@ HEADER = (
 )
 
 
-def table(rows: list[Row]) -> str:
-    """The markdown table of ``rows``: medians, each run in brackets, and the ratio of the medians."""
-    return "\n".join([HEADER, *("| " + " | ".join(row.cells()) + " |" for row in rows)])
+#: The mark of a GDL-II game's name in the table.
+GDL2_MARK = " (GDL-II)"
 
 
-def rows_of(jsonl: Path) -> list[Row]:
-    """The rows of the measurements a ``--jsonl`` file holds, in the order the games were measured."""
+def table(rows: list[Row], gdl2: set[str] | frozenset[str] = frozenset()) -> str:
+    """The markdown table of ``rows``: medians, each run in brackets, and the ratio of the medians; the
+    games named in ``gdl2`` are marked as GDL-II."""
+    lines = ("| " + " | ".join(row.cells(GDL2_MARK if row.game in gdl2 else "")) + " |" for row in rows)
+    return "\n".join([HEADER, *lines])
+
+
+def summary(rows: list[Row]) -> str:
+    """How many games the Datalog engine is at least as fast on, slower on, and without a ratio on
+    (with why: which system gave no figure), the last two named."""
+    faster = [row for row in rows if (ratio := row.ratio()) is not None and ratio >= 1]
+    slower = [row for row in rows if (ratio := row.ratio()) is not None and ratio < 1]
+    missing = [row for row in rows if row.ratio() is None]
+
+    def without(row: Row) -> str:
+        systems = [system for system in ("prover", "datalog") if not getattr(row, system)]
+        return f"{row.game} (no figure: {' and '.join(systems)})"
+
+    return "\n".join([
+        f"{len(rows)} games: the Datalog engine at least as fast as the prover on {len(faster)}, "
+        f"slower on {len(slower)}, no ratio on {len(missing)}",
+        "slower: " + (", ".join(f"{row.game} ({row.ratio():.2f})" for row in slower) or "none"),
+        "no ratio: " + (", ".join(map(without, missing)) or "none"),
+    ])
+
+
+def below(rows: list[Row], least: float) -> list[str]:
+    """The games whose ratio is below ``least`` or missing (those a second pass measures again)."""
+    return [row.game for row in rows if (ratio := row.ratio()) is None or ratio < least]
+
+
+def rows_of(*jsonls: Path) -> list[Row]:
+    """The rows of the measurements ``--jsonl`` files hold, in the order the games were first measured;
+    a game measured in a later file has that file's measurements only (a second pass replaces the first)."""
     rows: dict[str, Row] = {}
-    for line in jsonl.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            record = json.loads(line)
-            row = rows.setdefault(record["game"], Row(record["game"]))
-            row.add(record["system"], record["result"], record["failure"])
+    for jsonl in jsonls:
+        fresh: dict[str, Row] = {}
+        for line in jsonl.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                row = fresh.setdefault(record["game"], Row(record["game"]))
+                row.add(record["system"], record["result"], record["failure"])
+        rows.update(fresh)
     return list(rows.values())
 
 
@@ -184,22 +233,39 @@ def measure(command: list[str], timeout: float) -> tuple[dict[str, object] | Non
 
 
 def corpus_games(corpus: Path = CORPUS) -> list[str]:
-    """The corpus games that are not GDL-II, alphabetically (by INDEX.tsv when present)."""
+    """Every corpus game, GDL-II included, alphabetically."""
+    return sorted(path.stem for path in corpus.glob("*.kif"))
+
+
+def gdl2_games(corpus: Path = CORPUS) -> set[str]:
+    """The corpus games INDEX.tsv's ``gdl2`` column marks as GDL-II (none without an index)."""
     index = corpus / "INDEX.tsv"
     if not index.exists():
-        return sorted(path.stem for path in corpus.glob("*.kif"))
+        return set()
     lines = index.read_text(encoding="utf-8").splitlines()
     header = lines[0].split("\t")
     file, gdl2 = header.index("file"), header.index("gdl2")
     rows = [line.split("\t") for line in lines[1:] if line.strip()]
-    return sorted(Path(row[file]).stem for row in rows if row[gdl2] == "-")
+    return {Path(row[file]).stem for row in rows if row[gdl2] not in ("-", "")}
 
 
-def measured(jsonl: Path) -> set[str]:
-    """The games a JSON-lines file of measurements has a line of."""
-    if not jsonl.exists():
-        return set()
-    return {json.loads(line)["game"] for line in jsonl.read_text(encoding="utf-8").splitlines() if line}
+def commit() -> str | None:
+    """The commit of gdl's working tree (None outside git), recorded with every measurement."""
+    try:
+        done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() or None
+
+
+def measured(*jsonls: Path) -> set[str]:
+    """The games JSON-lines files of measurements have a line of."""
+    return {
+        json.loads(line)["game"]
+        for jsonl in jsonls if jsonl.exists()
+        for line in jsonl.read_text(encoding="utf-8").splitlines() if line.strip()
+    }
 
 
 def resolve(game: str) -> Path:
@@ -222,23 +288,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warm-up", type=float, default=3.0, help="CPU seconds of JIT warm-up (reference)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds before a run is killed")
     parser.add_argument("--cpu", default="0", help="core to pin to (taskset -c); 'none' not to pin")
-    parser.add_argument("--jsonl", type=Path, help="append every measurement to this file")
-    parser.add_argument("--corpus", action="store_true", help="every corpus game that is not GDL-II")
-    parser.add_argument("--resume", action="store_true", help="skip the games --jsonl has already")
+    parser.add_argument("--jsonl", type=Path, action="append", default=[],
+                        help="append every measurement to this file (the last if repeated); with --table, "
+                        "the files to read, a later file's games replacing an earlier's")
+    parser.add_argument("--corpus", action="store_true", help="every corpus game (GDL-II included)")
+    parser.add_argument("--resume", action="store_true",
+                        help="skip the games the --jsonl files have already (checked again before each game, "
+                        "so that two sweeps, one per core, can share the work)")
     parser.add_argument("--table", action="store_true", help="only print the table of --jsonl's measurements")
+    parser.add_argument("--below", type=float, metavar="RATIO",
+                        help="with --table: only print the games whose ratio is below RATIO or missing")
     args = parser.parse_args(argv)
     if args.table:
-        if args.jsonl is None or not args.jsonl.exists():
-            print("bench_ggpbase: --table reads the measurements of --jsonl FILE", file=sys.stderr)
+        absent = [str(path) for path in args.jsonl if not path.exists()]
+        if not args.jsonl or absent:
+            print("bench_ggpbase: --table reads the measurements of --jsonl FILE"
+                  + (f" (no file {', '.join(absent)})" if absent else ""), file=sys.stderr)
             return 2
-        print(table(rows_of(args.jsonl)))
+        rows = rows_of(*args.jsonl)
+        if args.below is not None:
+            print(" ".join(below(rows, args.below)))
+        else:
+            print(table(rows, gdl2_games()))
+            print()
+            print(summary(rows))
         return 0
     if args.classpath is None:
         parser.error("the following arguments are required to measure: --classpath")
     games = [*dict.fromkeys([*args.games, *corpus_games()])] if args.corpus else args.games
     games = games or list(DEFAULT_GAMES)
     if args.resume and args.jsonl:
-        done = measured(args.jsonl)
+        done = measured(*args.jsonl)
         games = [game for game in games if resolve(game).stem not in done]
     cpu = None if args.cpu == "none" else args.cpu
     try:
@@ -248,12 +328,15 @@ def main(argv: list[str] | None = None) -> int:
               "(section: ggp-base's prover beside the Datalog engine)", file=sys.stderr)
         return 2
     rows: list[Row] = []
+    code = commit()
     print(HEADER, flush=True)
     for name in games:
         game = resolve(name)
         if not game.exists():
             print(f"bench_ggpbase: no game {name} ({game})", file=sys.stderr)
             return 2
+        if args.resume and game.stem in measured(*args.jsonl):
+            continue  # measured meanwhile by another sweep writing to one of the files
         row = Row(game.stem)
         for run in range(args.runs):
             commands = {
@@ -266,13 +349,14 @@ def main(argv: list[str] | None = None) -> int:
                 result, failure = measure(_pinned(command, cpu), args.timeout)
                 row.add(system, result, failure)
                 if args.jsonl:
-                    with args.jsonl.open("a", encoding="utf-8") as out:
+                    with args.jsonl[-1].open("a", encoding="utf-8") as out:
                         out.write(json.dumps({"game": game.stem, "system": system, "run": run, "cpu": cpu,
-                                              "result": result, "failure": failure}) + "\n")
+                                              "commit": code, "result": result,
+                                              "failure": failure}) + "\n")
         rows.append(row)
         print("| " + " | ".join(row.cells()) + " |", flush=True)
     print()
-    print(table(rows))
+    print(table(rows, gdl2_games()))
     return 0
 
 
