@@ -111,3 +111,31 @@ def test_a_state_relation_empty_where_rules_are_planned_is_not_read_first() -> N
     state_reads = {local for local, relation, _ in rule.code.fetches if relation == "true/1"}
     # At most one loop over the state's cells: the other cells are looked up, found by global.
     assert len([local for local in loops if local in state_reads]) <= 1
+
+
+#: ruledepthexponential's chain in small: each level asks the next about both values of one more bit,
+#: and the deepest level holds only at the last step, so that every level is empty in most states.
+CHAIN = "(bit 0) (bit 1) (succ 1 2) (succ 2 3)" + """
+    (role r) (init (step 1)) (legal r go) (<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+    (<= (deep ?a ?b ?c ?d ?e ?f) (bit ?a) (bit ?b) (bit ?c) (bit ?d) (bit ?e) (bit ?f) (true (step 3)))
+    (<= (level ?a ?b ?c ?d ?e) (bit ?a) (bit ?b) (bit ?c) (bit ?d) (bit ?e)
+        (deep ?a ?b ?c ?d ?e 0) (deep ?a ?b ?c ?d ?e 1))
+    (<= terminal (level 0 0 0 0 0)) (<= (goal r 100) terminal) (<= (goal r 0) (not terminal))
+"""
+
+
+def test_a_state_relation_empty_where_rules_are_planned_is_not_read_after_a_cross_product() -> None:
+    # Planned as a relation of unknown size, (deep ...) came after the bits, and each state enumerated
+    # every combination of them before finding it empty (ruledepthexponential: 2 ** 19 a state).
+    checked = gdl.parse(CHAIN, engine="datalog", file="chain.kif").checked
+    reasoner = gdl.engines.datalog.DatalogReasoner(checked, demand=False)
+    state = reasoner.initial()
+    assert not reasoner.terminal(state)
+    state = reasoner.next(reasoner.next(state, reasoner.legal(state, 0)), reasoner.legal(state, 0))
+    assert reasoner.terminal(state)
+    evaluator = reasoner.evaluator
+    (number,) = [n for n, s in enumerate(checked.strata) if "level" in s.relations]
+    (rule,) = evaluator._compiled[number].rules
+    loops = [line.split(" in ")[1].split(".")[0].rstrip(":") for line in rule.code.body if " in " in line]
+    reads = {local: relation for local, relation, _ in rule.code.fetches}
+    assert reads.get(loops[0]) == "deep/6"  # the bits, a static relation, are not fetched

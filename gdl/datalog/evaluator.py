@@ -223,9 +223,12 @@ class Evaluator:
             sample = list(itertools.islice(facts, SAMPLE))
             keys = [key for key in (planner.key_of(fact, shape, paths) for fact in sample) if key is not None]
             if not keys:
-                # Exact for a relation computed once per game; a state's relation empty in the state
-                # planned for (the initial state's empty board) may fill later: its size is not known.
-                return None if self._per_state and planner.fixed(relation) is None else 0.0
+                # Exact for a relation computed once per game. A state's relation empty in the state
+                # planned for may fill later (the initial state's empty board: read first as if empty,
+                # pentago's lines became a search of the whole board), but it is most often small (as
+                # unknown, ruledepthexponential's levels came after 2 ** 19 combinations of bits): one
+                # match per value of its known parts, as the most selective lookup in a relation with facts.
+                return 1.0 if self._per_state and planner.fixed(relation) is None else 0.0
             return len(keys) * (len(facts) / len(sample)) / len(set(keys))
 
         planner.size = size
