@@ -27,7 +27,7 @@ from gdl.datalog.evaluator import Database, Evaluator
 from gdl.datalog.magic import original_name, rewrite
 from gdl.datalog.plan import DELTA, relation_key
 from gdl.datalog.terms import TermTable
-from gdl.engines.frame import kinds_read, reads_only, unchanging_kinds
+from gdl.engines.frame import reads_only, selector, terms_read, unchanging_reads
 from gdl.errors import GameDefinitionError, GameTooLargeError
 from gdl.syntax.model import Term
 
@@ -186,18 +186,15 @@ class _Strata:
 
         # The state strata that read only fluents no move changes (see gdl.engines.frame) run once per
         # set of those fluents, in a database between the static one and the state's.
-        unchanging = unchanging_kinds(program.program)
-        read = kinds_read(program.program)
+        unchanging = unchanging_reads(program.program)
+        read = terms_read(program.program)
         #: State strata computed once for each set of the unchanging fluents a state has.
         self.frame = tuple(
             number for number, stratum in enumerate(program.strata)
             if layers[number] == 1 and reads_only(stratum.relations, depends_on, read, unchanging)
         )
-        functors = {table.functor_id(name, arity) for name, arity in unchanging if arity}
-        constants = {table.constant(name) for name, arity in unchanging if not arity}
-        term_functor = table.functor
-        #: Whether a fluent (id) is of a kind no move changes.
-        self._unchanging = lambda fluent: term_functor[fluent] in functors or fluent in constants
+        #: The fluents of a state that no move makes (instances of a term of ``unchanging``).
+        self._unchanging = selector(unchanging, table)
         self._frames: dict[frozenset[int], Database] = {}
         frame = set(self.frame)
 
@@ -227,7 +224,7 @@ class _Strata:
         :attr:`frame` (computed for the state's unchanging fluents when first seen)."""
         parent = self.static
         if self.frame:
-            fluents = frozenset(filter(self._unchanging, state))
+            fluents = self._unchanging(state)
             found = self._frames.get(fluents)
             if found is None:
                 if len(self._frames) >= CACHE_SIZE:
