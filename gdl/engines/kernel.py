@@ -496,10 +496,10 @@ def walks(
             changes = group_starts[2 * roles]
             top = set_sizes[2 * roles]
             for k in range(top):
-                b = index(members[index(changes + k)] - outputs)
-                queued[b] = counters[b] + 1
-                counters[b] = 1 - counters[b]
-                stack[k] = b
+                flipped = members[index(changes + k)] - outputs
+                queued[index(flipped)] = counters[index(flipped)] + 1
+                counters[index(flipped)] = 1 - counters[index(flipped)]
+                stack[k] = flipped
             if not swap:
                 for role in range(roles):
                     move = legal_inputs[index(chosen[role])]
