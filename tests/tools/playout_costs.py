@@ -10,12 +10,24 @@ Run: ``taskset -c 0 .venv/bin/python tests/tools/playout_costs.py GAME.kif [--nu
   reasoner);
 - ``depth_charges``: one ``depth_charges`` call of 1,000 playouts, per playout (``gdl bench``'s loop);
 - ``start``: the same with no move allowed (the start from the saved network, the goals, the tallies).
+
+Instructions instead of time (repeatable whatever the machine's load), under callgrind::
+
+    valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=/tmp/cg.out \\
+        .venv/bin/python tests/tools/playout_costs.py GAME.kif --callgrind 10000
+    callgrind_annotate /tmp/cg.out | grep TOTALS   # divided by 10,000: instructions per playout
+
+makes one ``depth_charges`` call of that many playouts from the initial state with callgrind's
+instrumentation switched on just before (with ``callgrind_control``, so that loading Python, numba and
+the game is not counted) and the process ended just after.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import subprocess
 import time
 import timeit
 from collections.abc import Callable
@@ -33,16 +45,31 @@ def least(call: Callable[[], object], number: int, per: int = 1) -> float:
     return seconds / number / per * 1e6
 
 
+def instrumentation_on() -> None:
+    """Switch callgrind's instrumentation of this process on. callgrind reads the command while the
+    process runs code, not while it waits in a system call: so the process spins until it is done."""
+    control = subprocess.Popen(["callgrind_control", "-i", "on", str(os.getpid())], stdout=subprocess.DEVNULL)
+    while control.poll() is None:
+        pass
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("game", type=Path)
     parser.add_argument("--number", type=int, default=20_000, help="calls per repeat (default 20,000)")
+    parser.add_argument(
+        "--callgrind", type=int, metavar="N", help="under callgrind: N playouts in one call, instrumented"
+    )
     args = parser.parse_args()
     checked = check_text(args.game.read_text(encoding="utf-8"), str(args.game)).checked
     assert checked is not None, "the game has errors"
     reasoner = CompiledReasoner(checked)
     rng, initial, kernel = random.Random(0), reasoner.initial(), reasoner.kernel
     reasoner.depth_charges(initial, 2, rng, MAX_DEPTH)  # the network flattened, the kernels loaded
+    if args.callgrind:
+        instrumentation_on()
+        reasoner.depth_charges(initial, args.callgrind, rng, MAX_DEPTH)
+        os._exit(0)  # at once: the interpreter's clean-up would be counted
     play, data, n = kernel._play, kernel.data, args.number
     print(f"{args.game.stem}: {kernel.nodes} nodes, {kernel.bases} base propositions")
     rows = {
