@@ -164,13 +164,15 @@ def test_a_sweep_resumes_and_tabulates_from_its_measurements(
         {"game": "chess", "system": "prover", "result": {"states_per_cpu_s": 16.0}, "failure": None},
         {"game": "chess", "system": "datalog", "result": {"states_per_cpu_s": 32.0}, "failure": None},
         {"game": "amazons", "system": "prover", "result": None, "failure": "timed out after 45 s"},
+        {"game": "amazons", "system": "datalog", "result": None, "failure": "timed out after 45 s"},
+        {"game": "racer", "system": "prover", "result": {"states_per_cpu_s": 3.0}, "failure": None},
     ]
     jsonl.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
-    assert bench.measured(jsonl) == {"chess", "amazons"}
+    assert bench.measured(jsonl) == {"chess", "amazons"}  # racer was stopped before its Datalog run
     assert bench.main(["--table", "--jsonl", str(jsonl)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[2] == "| chess | 16 (16) |  | 32 (32) | 2.00 |"
-    assert lines[3] == "| amazons | timed out after 45 s |  |  |  |"
+    assert lines[3] == "| amazons | timed out after 45 s |  | timed out after 45 s |  |"
     assert bench.main(["--table", "--jsonl", str(tmp_path / "none.jsonl")]) == 2
     assert bench.main(["--table"]) == 2
 

@@ -14,9 +14,9 @@ those are marked in the table). Both systems play a GDL-II game alike: ``random`
 uniformly among its legal moves (ggp-base's ``getRandomJointMove``; ``gdl bench``'s depth charge), and
 ``sees`` is never asked for (the prover only asks for ``legal``, ``next``, ``terminal`` and ``goal``;
 ``gdl bench``'s Datalog depth charge evaluates the strata of ``next``, not those of ``sees``).
-``--resume`` skips the games FILE (``--jsonl``) already has a measurement of, so that a long sweep can
-be stopped and started again; ``--table`` prints the table of FILE's measurements and how many games
-the Datalog engine is at least as fast on, and measures nothing: given several files (a first pass,
+``--resume`` skips the games FILE (``--jsonl``) already has a measurement of by both systems, so that a
+long sweep can be stopped and started again; ``--table`` prints the table of FILE's measurements and how
+many games the Datalog engine is at least as fast on, and measures nothing: given several files (a first pass,
 then a second one with more runs on some games), a game's row comes from the last file that has it;
 with ``--below RATIO`` it prints instead the games whose ratio is below RATIO or missing, the GAMEs of
 a second pass.
@@ -260,12 +260,16 @@ def commit() -> str | None:
 
 
 def measured(*jsonls: Path) -> set[str]:
-    """The games JSON-lines files of measurements have a line of."""
-    return {
-        json.loads(line)["game"]
-        for jsonl in jsonls if jsonl.exists()
-        for line in jsonl.read_text(encoding="utf-8").splitlines() if line.strip()
-    }
+    """The games JSON-lines files of measurements have a line of for both systems (a game with only the
+    prover's line was stopped in the middle, by a restart or a kill: it is measured again)."""
+    systems: dict[str, set[str]] = {}
+    for jsonl in jsonls:
+        if jsonl.exists():
+            for line in jsonl.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    record = json.loads(line)
+                    systems.setdefault(record["game"], set()).add(record["system"])
+    return {game for game, seen in systems.items() if seen >= {"prover", "datalog"}}
 
 
 def resolve(game: str) -> Path:
