@@ -54,11 +54,23 @@ def test_the_table_gives_medians_runs_and_the_ratio() -> None:
         bench.Row("amazons", prover=[2.0], failures={"datalog": "timed out after 240 s"}),
     ]
     lines = bench.table(rows).splitlines()
-    assert lines[2] == "| chess | 16 (16, 18, 15) | 8.5 | 35 (30, 40, 35) | 2.19 |"
-    assert lines[3] == "| amazons | 2 (2) |  | timed out after 240 s |  |"
+    assert lines[2] == "| chess | 16 (16, 18, 15) | 8.5 | 35 (30, 40, 35) | 2.19 |  |"
+    assert lines[3] == "| amazons | 2 (2) |  | timed out after 240 s |  |  |"
     assert bench.Row("nim1", prover=[12345.0], datalog=[6172.5]).cells()[1:] == [
-        "12,345 (12,345)", "", "6,172 (6,172)", "0.50",
+        "12,345 (12,345)", "", "6,172 (6,172)", "0.50", "",
     ]
+
+
+def test_the_table_shows_each_systems_playout_length() -> None:
+    """Where the two reasoners' playouts differ much in length, they do not play the same game."""
+    bench = _script()
+    row = bench.Row("linesofaction")
+    for prover, datalog in ((12.0, 50.0), (14.0, 48.0), (13.0, 52.5)):
+        row.add("prover", {"states_per_cpu_s": 100.0, "avg_depth": prover}, None)
+        row.add("datalog", {"states_per_cpu_s": 200.0, "avg_depth": datalog}, None)
+    row.add("prover", {"states_per_cpu_s": 3.0, "avg_depth": None}, None)  # no playout finished
+    assert row.cells()[-1] == "13.0 / 50.0"
+    assert bench.Row("x", prover=[1.0], datalog=[1.0]).cells()[-1] == ""
 
 
 def test_a_failed_run_says_its_exception() -> None:
@@ -92,7 +104,7 @@ def test_the_corpus_is_every_game_and_gdl2_is_marked(tmp_path: Path) -> None:
     rows = [bench.Row("a", prover=[1.0], datalog=[2.0]), bench.Row("c", prover=[4.0], datalog=[2.0])]
     lines = bench.table(rows, bench.gdl2_games(tmp_path)).splitlines()
     assert lines[2].startswith("| a | ")
-    assert lines[3] == "| c (GDL-II) | 4 (4) |  | 2 (2) | 0.50 |"
+    assert lines[3] == "| c (GDL-II) | 4 (4) |  | 2 (2) | 0.50 |  |"
 
 
 def test_the_summary_counts_faster_slower_and_missing() -> None:
@@ -148,7 +160,7 @@ def test_a_second_pass_replaces_the_first_per_game(
     assert capsys.readouterr().out.split() == ["a", "c"]
     assert bench.main(["--table", "--jsonl", str(first), "--jsonl", str(second)]) == 0
     out = capsys.readouterr().out
-    assert "| a | 11 (10, 12, 11) |  | 30 (9, 30, 33) | 2.73 |" in out
+    assert "| a | 11 (10, 12, 11) |  | 30 (9, 30, 33) | 2.73 |  |" in out
     counts = "3 games: the Datalog engine at least as fast as the prover on 3, slower on 0, no ratio on 0\n"
     assert counts in out
     assert bench.main(["--table", "--jsonl", str(first), "--jsonl", str(tmp_path / "absent.jsonl")]) == 2
@@ -164,13 +176,15 @@ def test_a_sweep_resumes_and_tabulates_from_its_measurements(
         {"game": "chess", "system": "prover", "result": {"states_per_cpu_s": 16.0}, "failure": None},
         {"game": "chess", "system": "datalog", "result": {"states_per_cpu_s": 32.0}, "failure": None},
         {"game": "amazons", "system": "prover", "result": None, "failure": "timed out after 45 s"},
+        {"game": "amazons", "system": "datalog", "result": None, "failure": "timed out after 45 s"},
+        {"game": "racer", "system": "prover", "result": {"states_per_cpu_s": 3.0}, "failure": None},
     ]
     jsonl.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
-    assert bench.measured(jsonl) == {"chess", "amazons"}
+    assert bench.measured(jsonl) == {"chess", "amazons"}  # racer was stopped before its Datalog run
     assert bench.main(["--table", "--jsonl", str(jsonl)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[2] == "| chess | 16 (16) |  | 32 (32) | 2.00 |"
-    assert lines[3] == "| amazons | timed out after 45 s |  |  |  |"
+    assert lines[2] == "| chess | 16 (16) |  | 32 (32) | 2.00 |  |"
+    assert lines[3] == "| amazons | timed out after 45 s |  | timed out after 45 s |  |  |"
     assert bench.main(["--table", "--jsonl", str(tmp_path / "none.jsonl")]) == 2
     assert bench.main(["--table"]) == 2
 

@@ -14,9 +14,9 @@ those are marked in the table). Both systems play a GDL-II game alike: ``random`
 uniformly among its legal moves (ggp-base's ``getRandomJointMove``; ``gdl bench``'s depth charge), and
 ``sees`` is never asked for (the prover only asks for ``legal``, ``next``, ``terminal`` and ``goal``;
 ``gdl bench``'s Datalog depth charge evaluates the strata of ``next``, not those of ``sees``).
-``--resume`` skips the games FILE (``--jsonl``) already has a measurement of, so that a long sweep can
-be stopped and started again; ``--table`` prints the table of FILE's measurements and how many games
-the Datalog engine is at least as fast on, and measures nothing: given several files (a first pass,
+``--resume`` skips the games FILE (``--jsonl``) already has a measurement of by both systems, so that a
+long sweep can be stopped and started again; ``--table`` prints the table of FILE's measurements and how
+many games the Datalog engine is at least as fast on, and measures nothing: given several files (a first pass,
 then a second one with more runs on some games), a game's row comes from the last file that has it;
 with ``--below RATIO`` it prints instead the games whose ratio is below RATIO or missing, the GAMEs of
 a second pass.
@@ -62,6 +62,9 @@ class Row:
     failures: dict[str, str] = field(default_factory=dict)
     #: The reference's states per CPU-second of the whole JVM (GC and JIT threads included).
     prover_process: list[float] = field(default_factory=list)
+    #: Each system's average playout length (joint moves) per run: where they differ much, the two do
+    #: not play the same game (a reasoner's wrong legal moves), and the ratio compares different work.
+    depths: dict[str, list[float]] = field(default_factory=dict)
 
     def add(self, system: str, result: dict[str, object] | None, failure: str | None) -> None:
         """Record one run of ``system`` ("prover" or "datalog"): what it reported, or why it did not."""
@@ -69,6 +72,8 @@ class Row:
             getattr(self, system).append(float(str(result["states_per_cpu_s"])))
             if "states_per_process_cpu_s" in result:
                 self.prover_process.append(float(str(result["states_per_process_cpu_s"])))
+            if result.get("avg_depth") is not None:
+                self.depths.setdefault(system, []).append(float(str(result["avg_depth"])))
         elif failure:
             self.failures[system] = failure
 
@@ -83,12 +88,14 @@ class Row:
         datalog = _median(self.datalog)
         process = _median(self.prover_process)
         ratio = self.ratio()
+        depths = [_median(self.depths.get(system, [])) for system in ("prover", "datalog")]
         return [
             self.game + mark,
             _figure(prover, self.prover, self.failures.get("prover")),
             _number(process) if process is not None else "",
             _figure(datalog, self.datalog, self.failures.get("datalog")),
             f"{ratio:.2f}" if ratio is not None else "",
+            " / ".join("" if depth is None else f"{depth:.1f}" for depth in depths) if any(depths) else "",
         ]
 
 
@@ -110,7 +117,8 @@ def _figure(median: float | None, values: list[float], failure: str | None) -> s
 
 HEADER = (
     "| game | ggp-base prover, states per thread CPU-s (runs) | prover, per process CPU-s "
-    "| Datalog engine, states per CPU-s (runs) | Datalog / prover |\n|---|---:|---:|---:|---:|"
+    "| Datalog engine, states per CPU-s (runs) | Datalog / prover | avg playout, prover / Datalog |"
+    "\n|---|---:|---:|---:|---:|---:|"
 )
 
 
@@ -260,12 +268,16 @@ def commit() -> str | None:
 
 
 def measured(*jsonls: Path) -> set[str]:
-    """The games JSON-lines files of measurements have a line of."""
-    return {
-        json.loads(line)["game"]
-        for jsonl in jsonls if jsonl.exists()
-        for line in jsonl.read_text(encoding="utf-8").splitlines() if line.strip()
-    }
+    """The games JSON-lines files of measurements have a line of for both systems (a game with only the
+    prover's line was stopped in the middle, by a restart or a kill: it is measured again)."""
+    systems: dict[str, set[str]] = {}
+    for jsonl in jsonls:
+        if jsonl.exists():
+            for line in jsonl.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    record = json.loads(line)
+                    systems.setdefault(record["game"], set()).add(record["system"])
+    return {game for game, seen in systems.items() if seen >= {"prover", "datalog"}}
 
 
 def resolve(game: str) -> Path:
@@ -305,13 +317,13 @@ def main(argv: list[str] | None = None) -> int:
             print("bench_ggpbase: --table reads the measurements of --jsonl FILE"
                   + (f" (no file {', '.join(absent)})" if absent else ""), file=sys.stderr)
             return 2
-        rows = rows_of(*args.jsonl)
+        recorded = rows_of(*args.jsonl)
         if args.below is not None:
-            print(" ".join(below(rows, args.below)))
+            print(" ".join(below(recorded, args.below)))
         else:
-            print(table(rows, gdl2_games()))
+            print(table(recorded, gdl2_games()))
             print()
-            print(summary(rows))
+            print(summary(recorded))
         return 0
     if args.classpath is None:
         parser.error("the following arguments are required to measure: --classpath")
