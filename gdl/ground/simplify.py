@@ -1,0 +1,210 @@
+"""The network the native kernels run: gates constant in every state removed, identical gates merged,
+and the gates numbered for locality.
+
+Sound in *every* state, not only reachable ones (the kernels accept any state handed in): the rules
+below hold for every assignment of the base propositions, and, for the inputs, whenever each role plays
+at most one move (the kernels set one move per role to read ``next``, and none to read the rest):
+
+- ``and(x, not(x), ...)`` is false and ``or(x, not(x), ...)`` true;
+- an ``and`` over two different moves of one role is false;
+- absorption: ``and(a, or(a, b), ...)`` is ``and(a, ...)``, and ``or(a, and(a, b), ...)`` is
+  ``or(a, ...)``;
+- then the builder's own rules (constants folded, one gate per kind and inputs, a disjunction of most of
+  one role's moves written as the negation of the rest), and the gates no output reads dropped.
+
+Each round may make gates identical that were not (their inputs merged), so rounds repeat until the
+network stops shrinking. Cycle blocks are copied as they are (their members are not merged).
+
+The base propositions and inputs keep their numbers, so a state means the same in both networks.
+Folding what is constant only in *reachable* states (:mod:`gdl.ground.optimise`) is not done here: the
+kernels are handed states from outside (``from_fluents``), where such a proposition may hold either
+value.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from gdl.budget import checkpoint
+from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet, _Builder, _prune
+
+#: Rounds at most (each one is linear in the network; the seven benchmark games settle in two).
+MAX_ROUNDS = 8
+
+
+def simplify(net: PropNet) -> PropNet:
+    """The network with constant and identical gates removed, to a fixpoint (see the module doc)."""
+    for _ in range(MAX_ROUNDS):
+        smaller = _round(net)
+        if len(smaller.kinds) >= len(net.kinds) and sum(map(len, smaller.args)) >= sum(map(len, net.args)):
+            return net
+        net = smaller
+    return net
+
+
+def _round(net: PropNet) -> PropNet:
+    role_of_input = {net.first_input + j: role for j, (role, _) in enumerate(net.moves)}
+    inputs_of_role = [
+        frozenset(n for n, r in role_of_input.items() if r == role) for role in range(len(net.roles))
+    ]
+    builder = _Builder(net.first_gate, role_of_input, inputs_of_role)
+    first_gate = net.first_gate
+    new: list[int] = list(range(first_gate))
+    cycles: list[tuple[int, int]] = []
+    block_start = {start: end for start, end in net.cycles}
+    gate = 0
+    while gate < len(net.kinds):
+        if not gate & 0xFFFF:
+            checkpoint()
+        node = first_gate + gate
+        end = block_start.get(node)
+        if end is not None:
+            # A cycle block: members reserved first (they read one another), then their inputs mapped.
+            start = first_gate + len(builder.kinds)
+            new.extend(builder.placeholder() for _ in range(node, end))
+            for member in range(node, end):
+                copy = new[member] - first_gate
+                builder.kinds[copy] = net.kinds[member - first_gate]
+                builder.args[copy] = tuple(_mapped(new, a) for a in net.args[member - first_gate])
+            cycles.append((start, first_gate + len(builder.kinds)))
+            gate = end - first_gate
+            continue
+        kind, args = net.kinds[gate], [_mapped(new, a) for a in net.args[gate]]
+        if kind is Gate.NOT:
+            new.append(builder.negate(args[0]))
+        elif kind is Gate.AND:
+            new.append(builder.conjoin(_and_args(builder, args)))
+        else:
+            new.append(builder.disjoin(_or_args(builder, args)))
+        gate += 1
+
+    def output(node: int) -> int:
+        return _mapped(new, node)
+
+    return _prune(
+        net.roles,
+        net.fluents,
+        net.moves,
+        builder,
+        cycles,
+        [output(n) for n in net.next],
+        [[(m, output(n)) for m, n in entries] for entries in net.legal],
+        [[(v, output(n)) for v, n in entries] for entries in net.goals],
+        output(net.terminal),
+        net.init,
+        [[(p, output(n)) for p, n in entries] for entries in net.sees],
+    )
+
+
+def _mapped(new: list[int], node: int) -> int:
+    return node if node < 0 else new[node]
+
+
+def _negation(builder: _Builder, node: int) -> int | None:
+    """The node ``node`` negates, when it is a not-gate."""
+    if node >= builder.first_gate and builder.kinds[node - builder.first_gate] is Gate.NOT:
+        return builder.args[node - builder.first_gate][0]
+    return None
+
+
+def _absorbed(builder: _Builder, args: set[int], kind: Gate) -> set[int]:
+    """The gates of ``kind`` among ``args`` that read another of ``args`` (absorption)."""
+    first_gate = builder.first_gate
+    return {
+        a
+        for a in args
+        if a >= first_gate
+        and builder.kinds[a - first_gate] is kind
+        and any(b in args for b in builder.args[a - first_gate])
+    }
+
+
+def _and_args(builder: _Builder, args: list[int]) -> list[int]:
+    found = set(args)
+    if any(_negation(builder, a) in found for a in found):
+        return [FALSE]
+    roles = [builder.role_of_input[a] for a in found if a in builder.role_of_input]
+    if len(roles) != len(set(roles)):
+        return [FALSE]
+    return sorted(found - _absorbed(builder, found, Gate.OR))
+
+
+def _or_args(builder: _Builder, args: list[int]) -> list[int]:
+    found = set(args)
+    if any(_negation(builder, a) in found for a in found):
+        return [TRUE]
+    return sorted(found - _absorbed(builder, found, Gate.AND))
+
+
+def reorder(net: PropNet) -> PropNet:
+    """The same network with its gates numbered in breadth-first order of the fanout from the base
+    propositions and inputs (Kahn's order, a queue): the gates that become ready together, reading the
+    same nodes, get neighbouring numbers, so the kernels' arrays (values, counters, fanout) are read
+    near where they were last read. A cycle block moves as one piece; every gate still comes after its
+    inputs."""
+    first_gate, size = net.first_gate, net.size
+    unit = list(range(size))
+    for start, end in net.cycles:
+        for node in range(start, end):
+            unit[node] = start
+    block_end = {start: end for start, end in net.cycles}
+    waiting = [0] * size
+    readers: list[list[int]] = [[] for _ in range(size)]
+    for gate, args in enumerate(net.args):
+        node = first_gate + gate
+        reader = unit[node]
+        for arg in set(args):
+            if arg < 0 or (arg >= first_gate and unit[arg] == reader):
+                continue
+            readers[arg].append(reader)
+            if arg >= first_gate:
+                waiting[reader] += 1
+    order: list[int] = []
+    queued = [False] * size
+    queue: deque[int] = deque(range(first_gate))
+    # Gates that read nothing (constants in cycle blocks) first.
+    for gate in range(len(net.kinds)):
+        node = first_gate + gate
+        if unit[node] == node and not waiting[node] and not any(a >= 0 for a in net.args[gate]):
+            queued[node] = True
+            queue.append(node)
+    while queue:
+        node = queue.popleft()
+        members = range(node, block_end.get(node, node + 1)) if node >= first_gate else (node,)
+        if node >= first_gate:
+            order.extend(members)
+        for member in members:
+            for reader in readers[member]:
+                if member >= first_gate:
+                    waiting[reader] -= 1
+                if not waiting[reader] and not queued[reader]:
+                    queued[reader] = True
+                    queue.append(reader)
+    if len(order) != len(net.kinds):
+        return net  # a gate reading a later one outside a block: not a network this module makes
+    renumber = {old: first_gate + k for k, old in enumerate(order)}
+
+    def new(node: int) -> int:
+        return renumber.get(node, node)
+
+    kinds = tuple(net.kinds[old - first_gate] for old in order)
+    ordered_args = tuple(tuple(new(a) for a in net.args[old - first_gate]) for old in order)
+    return PropNet(
+        roles=net.roles,
+        fluents=net.fluents,
+        moves=net.moves,
+        kinds=kinds,
+        args=ordered_args,
+        cycles=tuple(sorted((new(start), new(start) + end - start) for start, end in net.cycles)),
+        next=tuple(new(n) for n in net.next),
+        legal=tuple(tuple((m, new(n)) for m, n in entries) for entries in net.legal),
+        goals=tuple(tuple((v, new(n)) for v, n in entries) for entries in net.goals),
+        terminal=new(net.terminal),
+        init=net.init,
+        sees=tuple(tuple((p, new(n)) for p, n in entries) for entries in net.sees),
+    )
+
+
+def for_kernels(net: PropNet) -> PropNet:
+    """The network the native kernels run: :func:`simplify`, then :func:`reorder`."""
+    return reorder(simplify(net))
