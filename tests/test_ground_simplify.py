@@ -1,5 +1,5 @@
 """The network the native kernels run (:mod:`gdl.ground.simplify`): constant and identical gates
-removed, gates renumbered for locality. It must agree with the network as built in EVERY state (random
+removed. It must agree with the network as built in EVERY state (random
 bits, not only reachable ones) with at most one move per role: hypothesis over arbitrary states, on
 hand-written networks and on corpus games (all of them in the slow test)."""
 
@@ -17,7 +17,7 @@ from test_engines_compiled import checked_game
 from gdl.errors import GameTooLargeError
 from gdl.ground.instantiate import instantiate
 from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet, build
-from gdl.ground.simplify import for_kernels, reorder, simplify
+from gdl.ground.simplify import simplify
 
 #: The seven games of issue 15 and larger corpus networks (cycle blocks in some).
 GAMES = ("tictactoe", "connectfour", "breakthrough", "nim1", "hanoi", "buttons", "blocker", "bomberman2p")
@@ -112,18 +112,6 @@ def test_absorption_to_a_fixpoint() -> None:
     assert not net.kinds
 
 
-def test_reorder_numbers_the_fanout_of_a_node_together_after_its_inputs() -> None:
-    # Gates built in an order that interleaves the readers of f0 and f1.
-    gates = [(Gate.AND, (0, 2)), (Gate.AND, (1, 2)), (Gate.OR, (0, 3)), (Gate.OR, (1, 3)), (Gate.AND, (4, 6))]
-    net = network(2, gates, [4, 5, 6, 7, 8])
-    ordered = reorder(net)
-    for gate, args in enumerate(ordered.args):
-        assert all(a < ordered.first_gate + gate for a in args)
-    # The readers of f0 (the and and the or over the inputs) come first.
-    assert {frozenset(ordered.args[0]), frozenset(ordered.args[1])} == {frozenset((0, 2)), frozenset((0, 3))}
-    agree(net, ordered, 0)
-
-
 def corpus_net(corpus: Path, name: str) -> PropNet:
     try:
         return build(instantiate(checked_game(corpus / "games" / f"{name}.kif")))
@@ -134,7 +122,7 @@ def corpus_net(corpus: Path, name: str) -> PropNet:
 @pytest.mark.parametrize("name", GAMES)
 def test_the_kernels_network_agrees_with_the_built_one_in_arbitrary_states(corpus: Path, name: str) -> None:
     net = corpus_net(corpus, name)
-    optimised = for_kernels(net)
+    optimised = simplify(net)
     assert len(optimised.kinds) <= len(net.kinds)
 
     @settings(max_examples=15, deadline=None)
@@ -157,7 +145,7 @@ def test_every_corpus_network_agrees_in_arbitrary_states(corpus: Path, name: str
     net = corpus_net(corpus, name)
     if net.size > LARGEST:
         pytest.skip(f"{name}: {net.size} nodes")
-    optimised = for_kernels(net)
+    optimised = simplify(net)
     assert len(optimised.kinds) <= len(net.kinds)
     for seed in range(3):
         agree(net, optimised, seed, states=2)

@@ -1,5 +1,4 @@
-"""The network the native kernels run: gates constant in every state removed, identical gates merged,
-and the gates numbered for locality.
+"""The network the native kernels run: gates constant in every state removed, identical gates merged.
 
 Sound in *every* state, not only reachable ones (the kernels accept any state handed in): the rules
 below hold for every assignment of the base propositions, and, for the inputs, whenever each role plays
@@ -15,6 +14,12 @@ at most one move (the kernels set one move per role to read ``next``, and none t
 Each round may make gates identical that were not (their inputs merged), so rounds repeat until the
 network stops shrinking. Cycle blocks are copied as they are (their members are not merged).
 
+What the builder leaves (it already folds constants and shares identical gates) is little: nothing on
+the seven games of issue 15; absorption in englishdraughts (144 of 8,108 gate inputs, 14% of the
+fanout entries a step visits) and chess_200 (1,336 of 67,962 gates). Gates numbered in breadth-first
+order of the fanout, for locality, were measured and left out (docs/performance.md: no gain, even on
+atarigo_7x7's 141,542 gates).
+
 The base propositions and inputs keep their numbers, so a state means the same in both networks.
 Folding what is constant only in *reachable* states (:mod:`gdl.ground.optimise`) is not done here: the
 kernels are handed states from outside (``from_fluents``), where such a proposition may hold either
@@ -22,8 +27,6 @@ value.
 """
 
 from __future__ import annotations
-
-from collections import deque
 
 from gdl.budget import checkpoint
 from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet, _Builder, _prune
@@ -134,77 +137,3 @@ def _or_args(builder: _Builder, args: list[int]) -> list[int]:
     if any(_negation(builder, a) in found for a in found):
         return [TRUE]
     return sorted(found - _absorbed(builder, found, Gate.AND))
-
-
-def reorder(net: PropNet) -> PropNet:
-    """The same network with its gates numbered in breadth-first order of the fanout from the base
-    propositions and inputs (Kahn's order, a queue): the gates that become ready together, reading the
-    same nodes, get neighbouring numbers, so the kernels' arrays (values, counters, fanout) are read
-    near where they were last read. A cycle block moves as one piece; every gate still comes after its
-    inputs."""
-    first_gate, size = net.first_gate, net.size
-    unit = list(range(size))
-    for start, end in net.cycles:
-        for node in range(start, end):
-            unit[node] = start
-    block_end = {start: end for start, end in net.cycles}
-    waiting = [0] * size
-    readers: list[list[int]] = [[] for _ in range(size)]
-    for gate, args in enumerate(net.args):
-        node = first_gate + gate
-        reader = unit[node]
-        for arg in set(args):
-            if arg < 0 or (arg >= first_gate and unit[arg] == reader):
-                continue
-            readers[arg].append(reader)
-            if arg >= first_gate:
-                waiting[reader] += 1
-    order: list[int] = []
-    queued = [False] * size
-    queue: deque[int] = deque(range(first_gate))
-    # Gates that read nothing (constants in cycle blocks) first.
-    for gate in range(len(net.kinds)):
-        node = first_gate + gate
-        if unit[node] == node and not waiting[node] and not any(a >= 0 for a in net.args[gate]):
-            queued[node] = True
-            queue.append(node)
-    while queue:
-        node = queue.popleft()
-        members = range(node, block_end.get(node, node + 1)) if node >= first_gate else (node,)
-        if node >= first_gate:
-            order.extend(members)
-        for member in members:
-            for reader in readers[member]:
-                if member >= first_gate:
-                    waiting[reader] -= 1
-                if not waiting[reader] and not queued[reader]:
-                    queued[reader] = True
-                    queue.append(reader)
-    if len(order) != len(net.kinds):
-        return net  # a gate reading a later one outside a block: not a network this module makes
-    renumber = {old: first_gate + k for k, old in enumerate(order)}
-
-    def new(node: int) -> int:
-        return renumber.get(node, node)
-
-    kinds = tuple(net.kinds[old - first_gate] for old in order)
-    ordered_args = tuple(tuple(new(a) for a in net.args[old - first_gate]) for old in order)
-    return PropNet(
-        roles=net.roles,
-        fluents=net.fluents,
-        moves=net.moves,
-        kinds=kinds,
-        args=ordered_args,
-        cycles=tuple(sorted((new(start), new(start) + end - start) for start, end in net.cycles)),
-        next=tuple(new(n) for n in net.next),
-        legal=tuple(tuple((m, new(n)) for m, n in entries) for entries in net.legal),
-        goals=tuple(tuple((v, new(n)) for v, n in entries) for entries in net.goals),
-        terminal=new(net.terminal),
-        init=net.init,
-        sees=tuple(tuple((p, new(n)) for p, n in entries) for entries in net.sees),
-    )
-
-
-def for_kernels(net: PropNet) -> PropNet:
-    """The network the native kernels run: :func:`simplify`, then :func:`reorder`."""
-    return reorder(simplify(net))
