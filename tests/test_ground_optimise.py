@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 from test_engines_compiled import checked_game
 
 from gdl.ground.instantiate import instantiate
-from gdl.ground.optimise import EITHER, MAY_FALSE, MAY_TRUE, optimise, possible_values
+from gdl.ground.optimise import EITHER, MAY_FALSE, MAY_TRUE, constants, optimise, possible_values
 from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet, build
 
 #: Corpus games with base propositions that never change (aipsrovers01: 2 of 66, bomberman2p: 64 of
-#: 562, 4pttc: 4 of 273, folded out of 28 of its 9,109 gate inputs).
-FOLDED = ("aipsrovers01", "bomberman2p", "4pttc")
+#: 562, 4pttc: 4 of 273, folded out of 28 of its 9,109 gate inputs; hanoi: 1 of 31).
+FOLDED = ("aipsrovers01", "bomberman2p", "4pttc", "hanoi")
 
 
 def network(
@@ -125,3 +125,35 @@ def test_optimised_networks_agree_with_the_original_in_reachable_states(corpus: 
             state = outputs(net, state, moves)[3]  # type: ignore[assignment]
 
     walk()
+
+
+@pytest.mark.parametrize("name", FOLDED)
+def test_optimised_networks_agree_in_every_state_with_the_constants(corpus: Path, name: str) -> None:
+    # The native kernels run the optimised network from any state handed in that agrees with the
+    # constants (gdl.engines.folding): the other base propositions and the inputs are arbitrary here
+    # (several moves of a role, or none, too), and the next state agrees with the constants again.
+    net = build(instantiate(checked_game(corpus / "games" / f"{name}.kif")))
+    folded = constants(net)
+    assert folded
+    optimised = optimise(net)
+    mask = sum(1 << b for b in folded)
+    fixed = sum(1 << b for b, value in folded.items() if value)
+
+    @settings(max_examples=25, deadline=None)
+    @given(st.integers(0, 2**32))
+    def check(seed: int) -> None:
+        rng = random.Random(seed)
+        state = rng.getrandbits(net.first_input) & ~mask | fixed
+        moves = {node for node in range(net.first_input, net.first_gate) if rng.random() < 0.1}
+        expected = outputs(net, state, moves)
+        assert outputs(optimised, state, moves) == expected
+        assert expected[3] & mask == fixed  # type: ignore[operator]
+
+    check()
+
+
+def test_constants_are_what_optimise_folds() -> None:
+    gates = [(Gate.NOT, (2,)), (Gate.AND, (2, 4)), (Gate.OR, (3, 6)), (Gate.AND, (0, 1, 2))]
+    net = network(4, {0}, gates, [0, 1, 5, 7], [8, 2])
+    assert constants(net) == {0: True, 1: False}
+    assert constants(network(1, {0}, [(Gate.NOT, (0,)), (Gate.AND, (1, 2))], [2], [3])) == {}

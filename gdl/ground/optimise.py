@@ -10,9 +10,13 @@ fluent, a cell no piece can reach). The inputs are always "either", and cycle bl
 coarse). Each node changes at most twice (from a constant to "either"), so the analysis is a worklist
 over the fanout, linear in the network.
 
-The optimised network agrees with the original in every reachable state (and move per role), not in
-every state: base propositions keep their numbers (a state means the same in both), and ``next`` of a
-constant base proposition is that constant.
+The optimised network agrees with the original in every state where the folded base propositions have
+their constant values (with any moves), not in every state: base propositions keep their numbers (a
+state means the same in both), and ``next`` of a constant base proposition is that constant. Such states
+lead only to such states (the analysis covers every state that agrees with the constants, whatever the
+other base propositions and the inputs), and the reachable ones are among them; the native kernels run
+the optimised network in them, and the original in any other state handed in
+(:mod:`gdl.engines.folding`).
 """
 
 from __future__ import annotations
@@ -80,12 +84,19 @@ def _gate_value(net: PropNet, node: int, value: Sequence[int]) -> int:
     return (MAY_TRUE if may_true else 0) | (MAY_FALSE if may_false else 0)
 
 
+def constants(net: PropNet) -> dict[int, bool]:
+    """The base propositions :func:`optimise` folds, and their values (none in a network with cycle
+    blocks)."""
+    if net.cycles:
+        return {}
+    value = possible_values(net)
+    return {b: value[b] == MAY_TRUE for b in range(net.first_input) if value[b] != EITHER}
+
+
 def optimise(net: PropNet) -> PropNet:
     """The network optimised (see the module doc); a network with cycle blocks is left as it is."""
-    if net.cycles:
-        return net
-    value = possible_values(net)
-    if all(v == EITHER for v in value[: net.first_input]):
+    folded = constants(net)
+    if not folded:
         return net
     role_of_input = {net.first_input + j: role for j, (role, _) in enumerate(net.moves)}
     inputs_of_role = [
@@ -93,7 +104,7 @@ def optimise(net: PropNet) -> PropNet:
     ]
     builder = _Builder(net.first_gate, role_of_input, inputs_of_role)
     new: list[int] = [
-        (TRUE if value[b] == MAY_TRUE else FALSE) if value[b] != EITHER else b for b in range(net.first_input)
+        b if b not in folded else TRUE if folded[b] else FALSE for b in range(net.first_input)
     ]
     new += range(net.first_input, net.first_gate)
     for kind, args in zip(net.kinds, net.args, strict=True):
@@ -108,7 +119,7 @@ def optimise(net: PropNet) -> PropNet:
     def output(node: int) -> int:
         return node if node < 0 else new[node]
 
-    next_nodes = [output(node) if value[b] == EITHER else new[b] for b, node in enumerate(net.next)]
+    next_nodes = [output(node) if b not in folded else new[b] for b, node in enumerate(net.next)]
     return _prune(
         net.roles,
         net.fluents,
