@@ -28,21 +28,62 @@ value.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol
+
 from gdl.budget import checkpoint
 from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet, _Builder, _prune
 
-#: Rounds at most (each one is linear in the network; the seven benchmark games settle in two).
+#: Rounds at most (each one is linear in the network; englishdraughts settles in two).
 MAX_ROUNDS = 8
+
+
+class _Gates(Protocol):
+    """The gates being read: a network's, or those a :class:`_Builder` is making."""
+
+    @property
+    def first_gate(self) -> int: ...
+    @property
+    def kinds(self) -> Sequence[Gate]: ...
+    @property
+    def args(self) -> Sequence[tuple[int, ...]]: ...
+    @property
+    def role_of_input(self) -> dict[int, int]: ...
+
+
+class _Net:
+    """A network's gates, as :class:`_Gates`."""
+
+    def __init__(self, net: PropNet) -> None:
+        self.first_gate, self.kinds, self.args = net.first_gate, net.kinds, net.args
+        self.role_of_input = {net.first_input + j: role for j, (role, _) in enumerate(net.moves)}
 
 
 def simplify(net: PropNet) -> PropNet:
     """The network with constant and identical gates removed, to a fixpoint (see the module doc)."""
+    if not _applies(net):
+        return net  # the usual case, found at a fraction of a round's cost
     for _ in range(MAX_ROUNDS):
         smaller = _round(net)
         if len(smaller.kinds) >= len(net.kinds) and sum(map(len, smaller.args)) >= sum(map(len, net.args)):
             return net
         net = smaller
     return net
+
+
+def _applies(net: PropNet) -> bool:
+    """Whether a rule of the module doc applies to a gate of ``net`` (outside cycle blocks)."""
+    gates = _Net(net)
+    block_of = net.block_of
+    for gate, (kind, args) in enumerate(zip(net.kinds, net.args, strict=True)):
+        if not gate & 0xFFFF:
+            checkpoint()
+        if kind is Gate.NOT or net.first_gate + gate in block_of:
+            continue
+        kept = _and_args(gates, list(args)) if kind is Gate.AND else _or_args(gates, list(args))
+        if kept != sorted(set(args)):
+            return True
+    return False
 
 
 def _round(net: PropNet) -> PropNet:
@@ -103,14 +144,14 @@ def _mapped(new: list[int], node: int) -> int:
     return node if node < 0 else new[node]
 
 
-def _negation(builder: _Builder, node: int) -> int | None:
+def _negation(builder: _Gates, node: int) -> int | None:
     """The node ``node`` negates, when it is a not-gate."""
     if node >= builder.first_gate and builder.kinds[node - builder.first_gate] is Gate.NOT:
         return builder.args[node - builder.first_gate][0]
     return None
 
 
-def _absorbed(builder: _Builder, args: set[int], kind: Gate) -> set[int]:
+def _absorbed(builder: _Gates, args: set[int], kind: Gate) -> set[int]:
     """The gates of ``kind`` among ``args`` that read another of ``args`` (absorption)."""
     first_gate = builder.first_gate
     return {
@@ -122,7 +163,7 @@ def _absorbed(builder: _Builder, args: set[int], kind: Gate) -> set[int]:
     }
 
 
-def _and_args(builder: _Builder, args: list[int]) -> list[int]:
+def _and_args(builder: _Gates, args: list[int]) -> list[int]:
     found = set(args)
     if any(_negation(builder, a) in found for a in found):
         return [FALSE]
@@ -132,7 +173,7 @@ def _and_args(builder: _Builder, args: list[int]) -> list[int]:
     return sorted(found - _absorbed(builder, found, Gate.OR))
 
 
-def _or_args(builder: _Builder, args: list[int]) -> list[int]:
+def _or_args(builder: _Gates, args: list[int]) -> list[int]:
     found = set(args)
     if any(_negation(builder, a) in found for a in found):
         return [TRUE]
