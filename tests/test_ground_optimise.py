@@ -9,10 +9,12 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_engines_compiled import checked_game
 
+from gdl.errors import GameTooLargeError
 from gdl.ground.instantiate import instantiate
 from gdl.ground.optimise import EITHER, MAY_FALSE, MAY_TRUE, constants, optimise, possible_values
 from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet, build
@@ -127,19 +129,14 @@ def test_optimised_networks_agree_with_the_original_in_reachable_states(corpus: 
     walk()
 
 
-@pytest.mark.parametrize("name", FOLDED)
-def test_optimised_networks_agree_in_every_state_with_the_constants(corpus: Path, name: str) -> None:
-    # The native kernels run the optimised network from any state handed in that agrees with the
-    # constants (gdl.engines.folding): the other base propositions and the inputs are arbitrary here
-    # (several moves of a role, or none, too), and the next state agrees with the constants again.
-    net = build(instantiate(checked_game(corpus / "games" / f"{name}.kif")))
+def agree_with_the_constants(net: PropNet, examples: int) -> None:
+    """The optimised network agrees with ``net`` in arbitrary states that agree with its constants."""
     folded = constants(net)
-    assert folded
     optimised = optimise(net)
     mask = sum(1 << b for b in folded)
     fixed = sum(1 << b for b, value in folded.items() if value)
 
-    @settings(max_examples=25, deadline=None)
+    @settings(max_examples=examples, deadline=None)
     @given(st.integers(0, 2**32))
     def check(seed: int) -> None:
         rng = random.Random(seed)
@@ -150,6 +147,31 @@ def test_optimised_networks_agree_in_every_state_with_the_constants(corpus: Path
         assert expected[3] & mask == fixed  # type: ignore[operator]
 
     check()
+
+
+@pytest.mark.parametrize("name", FOLDED)
+def test_optimised_networks_agree_in_every_state_with_the_constants(corpus: Path, name: str) -> None:
+    # The native kernels run the optimised network from any state handed in that agrees with the
+    # constants (gdl.engines.folding): the other base propositions and the inputs are arbitrary here
+    # (several moves of a role, or none, too), and the next state agrees with the constants again.
+    net = build(instantiate(checked_game(corpus / "games" / f"{name}.kif")))
+    assert constants(net)
+    agree_with_the_constants(net, 25)
+
+
+CORPUS_GAMES = sorted(p.stem for p in (CORPUS / "games").glob("*.kif")) if (CORPUS / "games").is_dir() else []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CORPUS_GAMES)
+def test_every_corpus_network_with_constants_agrees_in_every_state_with_them(corpus: Path, name: str) -> None:
+    try:
+        net = build(instantiate(checked_game(corpus / "games" / f"{name}.kif")))
+    except GameTooLargeError:
+        pytest.skip(f"{name} does not ground")
+    if not constants(net) or net.size > 60_000:
+        pytest.skip(f"{name}: nothing folds, or {net.size} nodes")
+    agree_with_the_constants(net, 5)
 
 
 def test_constants_are_what_optimise_folds() -> None:
