@@ -38,9 +38,7 @@ def replay_disagreements(
     initial state, or from each of ``starts`` in turn (walking one seed from each); with ``swap`` 0 or
     1, the kernel takes inputs back that way, whichever its calibration chose."""
     compiled = CompiledReasoner(checked)
-    net, kernel = compiled.net, compiled.kernel
-    if swap >= 0:
-        kernel.section(SIZES)[SWAP_INPUTS] = swap
+    net = compiled.net
     reference = DatalogReasoner(checked)
     roles = range(len(net.roles))
     fluents = [term_of(f) for f in net.fluents]
@@ -53,6 +51,10 @@ def replay_disagreements(
     problems = []
     for seed in seeds:
         origin = starts[seed % len(starts)] if starts else compiled.initial()
+        # The kernel the reasoner plays from ``origin`` (gdl.engines.folding).
+        kernel = compiled.kernels.of(origin)
+        if swap >= 0:
+            kernel.section(SIZES)[SWAP_INPUTS] = swap
         walk, rows = kernel.trace(origin, seed, max_depth)
         state = reference.from_fluents(compiled.fluents(origin))
         for step in range(walk.depth + 1):
@@ -220,7 +222,7 @@ def test_the_flattened_network_agrees_with_the_generated_code_in_any_state(corpu
     # fanout, states reached by propagating differences or evaluated afresh) against the compiled
     # engine's code generated from the unflattened network, in arbitrary states, reachable or not.
     compiled = CompiledReasoner(checked_game(corpus / "games" / f"{name}.kif"))
-    kernel, net = compiled.kernel, compiled.net
+    net = compiled.net
     bases = len(net.fluents)
     legal_terms = [[term_of(move) for move, _ in entries] for entries in net.legal]
     columns = [0]
@@ -230,7 +232,8 @@ def test_the_flattened_network_agrees_with_the_generated_code_in_any_state(corpu
     @settings(max_examples=40, deadline=None)
     @given(st.integers(0, 2**bases - 1), st.integers(0, 2**63 - 1))
     def agree(state: int, seed: int) -> None:
-        walk, rows = kernel.trace(state, seed, 1)
+        # The kernel the reasoner plays from ``state`` (gdl.engines.folding).
+        walk, rows = compiled.kernels.of(state).trace(state, seed, 1)
         row = rows[0]
         terminal, legal = compiled.analyse(state)
         assert [int(x) for x in row[:bases]] == [state >> b & 1 for b in range(bases)]

@@ -27,7 +27,8 @@ from gdl.budget import checkpoint
 from gdl.check import CheckedProgram
 from gdl.engines.base import Charges, charges_arguments, goal_value
 from gdl.engines.codegen import function_outputs, generate
-from gdl.engines.native import TALLY_GOALS, TALLY_MOVES, TALLY_TERMINAL, TERMINAL, Kernel, flatten
+from gdl.engines.folding import FoldedKernels
+from gdl.engines.native import TALLY_GOALS, TALLY_MOVES, TALLY_TERMINAL, TERMINAL, Kernel
 from gdl.engines.sweep import Sweep, loaded_kernel
 from gdl.errors import GameDefinitionError
 from gdl.ground.grounding import Grounding, term_of
@@ -245,19 +246,26 @@ class CompiledReasoner:
         return does
 
     @cached_property
+    def kernels(self) -> FoldedKernels:
+        """The network flattened for native random playouts (built on the first playout): folded where
+        it never changes in reachable states, with the whole network for other states."""
+        return FoldedKernels(self.net)
+
+    @property
     def kernel(self) -> Kernel:
-        """The network flattened for native random playouts (built on the first playout)."""
-        return flatten(self.net)
+        """The kernel of the reachable states (:attr:`kernels`)."""
+        return self.kernels.folded
 
     def depth_charge(self, state: int, rng: random.Random, max_depth: int) -> tuple[int, int, bool]:
         """A random playout in native code (:mod:`gdl.engines.native`); see
         :func:`gdl.engines.base.depth_charge`."""
-        last, depth, outcome, key = self.kernel.run(state, rng.getrandbits(63), max_depth)
+        kernel = self.kernels.of(state)
+        last, depth, outcome, key = kernel.run(state, rng.getrandbits(63), max_depth)
         if outcome == TERMINAL:
             # The kernel has read the goals of the last state, which the caller asks for next.
             goals = self._goals_by_key.get(key)
             if goals is None:
-                indexes = self.kernel.goals_of(key)
+                indexes = kernel.goals_of(key)
                 goals = self._decode_goals([1 << i for i in indexes]) if min(indexes) >= 0 else ()
                 if key >= 0:
                     self._goals_by_key[key] = goals
@@ -269,7 +277,7 @@ class CompiledReasoner:
         """``count`` random playouts from ``state`` and their goals in one native call (the kernel's seeds
         are ``rng.getrandbits(63) + i``); see :func:`gdl.engines.base.depth_charges`."""
         count, max_depth = charges_arguments(count, max_depth)
-        last, tallies = self.kernel.charges(state, rng.getrandbits(63), count, max_depth)
+        last, tallies = self.kernels.of(state).charges(state, rng.getrandbits(63), count, max_depth)
         ends = tallies[TALLY_GOALS:].tolist()
         sums, counts = [], []
         first = 0

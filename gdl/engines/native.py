@@ -48,6 +48,7 @@ import numpy.typing as npt
 from gdl.engines.schedule import AND_OP, BLOCK_OP, OR_OP, Schedule, folded_literal
 from gdl.engines.thresholds import threshold_gates
 from gdl.ground.propnet import Gate, PropNet
+from gdl.ground.simplify import simplify
 
 Ints = npt.NDArray[np.int32]
 
@@ -186,7 +187,9 @@ class Kernel:
 
 
 def flatten(net: PropNet) -> Kernel:
-    """The kernel of a network."""
+    """The kernel of a network (:func:`gdl.ground.simplify.simplify` of it: the same states, moves
+    and outputs)."""
+    net = simplify(net)
     first_gate = net.first_gate
     false_node = net.size
     # Gates over several roles' moves become threshold gates (numbered from false_node + 1 on).
