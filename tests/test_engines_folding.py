@@ -9,9 +9,12 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pytest import MonkeyPatch
 from test_engines_compiled import checked_game
 from test_engines_native import replay_disagreements
 
+import gdl.engines.folding
+import gdl.ground.simplify
 from gdl.engines.compiled import CompiledReasoner
 from gdl.ground.grounding import value_text
 
@@ -52,3 +55,18 @@ def test_walks_from_arbitrary_states_agree_with_datalog(corpus: Path) -> None:
         assert replay_disagreements(checked, range(3), 20, starts) == []
 
     check()
+
+
+def test_a_network_over_the_size_limit_is_run_as_built(corpus: Path, monkeypatch: MonkeyPatch) -> None:
+    # Above the limit neither analysis runs (they cost seconds on networks of 100,000 nodes), and the
+    # one kernel plays every state.
+    monkeypatch.setattr(gdl.ground.simplify, "KERNEL_MAX_NODES", 0)
+    monkeypatch.setattr(gdl.engines.folding, "KERNEL_MAX_NODES", 0)
+    checked = checked_game(corpus / "games" / "hanoi.kif")
+    compiled = CompiledReasoner(checked)
+    kernels, initial = compiled.kernels, compiled.initial()
+    assert kernels.mask == 0 and kernels.of(initial ^ 1) is kernels.folded
+    assert gdl.ground.simplify.for_kernels(compiled.net) is compiled.net
+    rng = random.Random(5)
+    starts = (initial, *(rng.getrandbits(len(compiled.net.fluents)) for _ in range(3)))
+    assert replay_disagreements(checked, range(3), 20, starts) == []

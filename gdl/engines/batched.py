@@ -33,7 +33,7 @@ from gdl.engines.schedule import BLOCK_OP, Schedule, folded_literal
 from gdl.ground.grounding import value_text
 from gdl.ground.instantiate import instantiate
 from gdl.ground.propnet import PropNet, build
-from gdl.ground.simplify import simplify
+from gdl.ground.simplify import for_kernels
 
 Words = npt.NDArray[np.uint64]
 Ints = npt.NDArray[np.int64]
@@ -103,9 +103,9 @@ class Program:
 
 
 def flatten(net: PropNet) -> Program:
-    """The kernels' form of a network (:func:`gdl.ground.simplify.simplify` of it: the same states,
+    """The kernels' form of a network (:func:`gdl.ground.simplify.for_kernels` of it: the same states,
     moves and outputs)."""
-    net = simplify(net)
+    net = for_kernels(net)
     first_gate, false_node = net.first_gate, net.size
 
     def literal(node: int) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from gdl.engines.native import Kernel, flatten
 from gdl.ground.optimise import constants, optimise
 from gdl.ground.propnet import PropNet
+from gdl.ground.simplify import KERNEL_MAX_NODES
 
 
 class FoldedKernels:
@@ -24,7 +25,8 @@ class FoldedKernels:
 
     def __init__(self, net: PropNet) -> None:
         self.net = net
-        folded = constants(net)
+        # Up to the size where the kernels' build simplifies (the analysis costs seconds above it).
+        folded = constants(net) if net.size <= KERNEL_MAX_NODES else {}
         #: The folded base propositions (bit ``b`` for base proposition ``b``), and their values.
         self.mask = sum(1 << b for b in folded)
         self.values = sum(1 << b for b, value in folded.items() if value)

@@ -48,7 +48,7 @@ import numpy.typing as npt
 from gdl.engines.schedule import AND_OP, BLOCK_OP, OR_OP, Schedule, folded_literal
 from gdl.engines.thresholds import threshold_gates
 from gdl.ground.propnet import Gate, PropNet
-from gdl.ground.simplify import simplify
+from gdl.ground.simplify import for_kernels
 
 Ints = npt.NDArray[np.int32]
 
@@ -187,9 +187,9 @@ class Kernel:
 
 
 def flatten(net: PropNet) -> Kernel:
-    """The kernel of a network (:func:`gdl.ground.simplify.simplify` of it: the same states, moves
+    """The kernel of a network (:func:`gdl.ground.simplify.for_kernels` of it: the same states, moves
     and outputs)."""
-    net = simplify(net)
+    net = for_kernels(net)
     first_gate = net.first_gate
     false_node = net.size
     # Gates over several roles' moves become threshold gates (numbered from false_node + 1 on).

@@ -37,6 +37,12 @@ from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet, _Builder, _prune
 #: Rounds at most (each one is linear in the network; englishdraughts settles in two).
 MAX_ROUNDS = 8
 
+#: The largest network the kernels' build simplifies (and folds, :mod:`gdl.engines.folding`). The
+#: analyses cost a few hundredths of a CPU-second below it (checkers' 6,285 nodes: 0.06 s) but whole
+#: seconds above (chess_200's 76,581: 1.7 s; atarigo_7x7's 144,143: 1.8 s), which pushed both past
+#: ``engine="auto"``'s budget for the compiled build, for no measured gain on either.
+KERNEL_MAX_NODES = 20_000
+
 
 class _Gates(Protocol):
     """The gates being read: a network's, or those a :class:`_Builder` is making."""
@@ -57,6 +63,11 @@ class _Net:
     def __init__(self, net: PropNet) -> None:
         self.first_gate, self.kinds, self.args = net.first_gate, net.kinds, net.args
         self.role_of_input = {net.first_input + j: role for j, (role, _) in enumerate(net.moves)}
+
+
+def for_kernels(net: PropNet) -> PropNet:
+    """The network the kernels run: :func:`simplify` of it, up to :data:`KERNEL_MAX_NODES` nodes."""
+    return simplify(net) if net.size <= KERNEL_MAX_NODES else net
 
 
 def simplify(net: PropNet) -> PropNet:
