@@ -254,11 +254,15 @@ def generate(net: PropNet, cones: dict[str, list[int]] | None = None) -> tuple[s
             lines += writer.mask(f"legal{role}", bits)
         return [*lines, f"    return ({writer.operand(net.terminal)}, ({results},))"]
 
+    def per_role(writer: _Writer, header: str, name: str, masks: list[list[tuple[int, int]]]) -> list[str]:
+        """A function returning one mask per role, ``name0, name1, ...``."""
+        lines = [header, *writer.body()]
+        for role, bits in enumerate(masks):
+            lines += writer.mask(f"{name}{role}", bits)
+        return [*lines, f"    return ({', '.join(f'{name}{role}' for role in range(len(masks)))},)"]
+
     def goal_values(writer: _Writer) -> list[str]:
-        lines = ["def goals(s):", *writer.body()]
-        for role, bits in enumerate(goals):
-            lines += writer.mask(f"goal{role}", bits)
-        return [*lines, f"    return ({', '.join(f'goal{role}' for role in range(len(goals)))},)"]
+        return per_role(writer, "def goals(s):", "goal", goals)
 
     changing = [(i, node) for i, node in enumerate(net.next) if node != i]
     identity = sum(1 << i for i, node in enumerate(net.next) if node == i)
@@ -268,10 +272,7 @@ def generate(net: PropNet, cones: dict[str, list[int]] | None = None) -> tuple[s
         return [*lines, f"    return state | s & {constant(identity)}"]
 
     def percepts(writer: _Writer) -> list[str]:
-        lines = ["def percepts(s, d):", *writer.body()]
-        for role, bits in enumerate(sees):
-            lines += writer.mask(f"sees{role}", bits)
-        return [*lines, f"    return ({', '.join(f'sees{role}' for role in range(len(sees)))},)"]
+        return per_role(writer, "def percepts(s, d):", "sees", sees)
 
     emitters = {"analyse": analyse, "goals": goal_values, "successor": successor, "percepts": percepts}
     outputs = function_outputs(net)
