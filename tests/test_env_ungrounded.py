@@ -13,9 +13,9 @@ from pettingzoo.test import api_test, parallel_api_test
 
 import gdl
 import gdl.env
+from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS
 from gdl.errors import GameTooLargeError
 from gdl.ground.instantiate import instantiate
-from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS
 
 UNGROUNDED = Path(__file__).resolve().parent / "games" / "too_many_rules.kif"
 
