@@ -279,3 +279,15 @@ def test_bad_options_and_games_get_clear_errors(monkeypatch: pytest.MonkeyPatch)
     game = gdl.load(GAMES / "tictactoe.kif", engine="datalog")
     with pytest.raises(gdl.env.UngroundableGameError, match="game 'tictactoe' cannot be numbered"):
         gdl.env.env(game)
+
+
+def test_stepping_or_observing_before_reset_says_to_reset_first() -> None:
+    aec = gdl.env.env(GAMES / "tictactoe.kif")
+    for call in (lambda: aec.step(0), aec.last, lambda: aec.observe("xplayer")):
+        with pytest.raises(gdl.env.NotResetError, match=r"reset\(\) before step\(\), last\(\) or observe"):
+            call()
+    parallel = gdl.env.parallel_env(GAMES / "tictactoe.kif")
+    with pytest.raises(gdl.env.NotResetError, match=r"call reset\(\) before"):
+        parallel.step({"xplayer": 0, "oplayer": 0})
+    aec.reset(seed=0)
+    assert aec.last()[0] is not None

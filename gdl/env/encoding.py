@@ -45,6 +45,10 @@ class UngroundableGameError(ValueError):
     budgets nor has relaxed domains within their bounds."""
 
 
+class NotResetError(RuntimeError):
+    """An environment asked to step or observe before its first ``reset()``."""
+
+
 def as_game(game: Game | str | Path, engine: str = "auto") -> Game:
     """``game`` itself, or the game loaded from a ``.kif`` path."""
     if isinstance(game, Game):
