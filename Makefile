@@ -12,7 +12,8 @@ $(RUNTIME): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e .
-	$(BIN)/python -c 'from gdl.engines.warm import warm_up; warm_up()'  # numba compiles the kernel now
+	$(BIN)/python -c 'from gdl.engines.warm import warm_up; warm_up()'  # numba compiles the kernels now
+	$(BIN)/python -c 'from gdl.retrograde import warm_up; warm_up()'
 	touch $(RUNTIME)
 
 $(STAMP): $(RUNTIME)

@@ -39,6 +39,7 @@ from typing import Any
 
 from gdl.errors import GameDefinitionError
 from gdl.game import Game, State
+from gdl.retrograde import DEFAULT_MEMORY, STATES, NotApplicable, explore, principal_variation, values
 from gdl.syntax.model import Term
 
 BEST_GOAL = "best reachable goal (single player)"
@@ -107,9 +108,12 @@ def solve(
     max_states: int | None = None,
     start: State | None = None,
     progress: Callable[[int, float], None] | None = None,
+    memory: int = DEFAULT_MEMORY,
 ) -> Solution:
     """Solve ``game`` within ``budget`` seconds and at most ``max_states`` reachable states, from its
     initial state or from ``start`` (a state of the game, e.g. ``game.state("(cell 1 1 x) ...")``).
+    A turn-taking game played by the compiled engine is solved by :mod:`gdl.retrograde`, whose arrays
+    take at most ``memory`` bytes.
 
     ``progress(states, seconds)`` is called about every :data:`PROGRESS_EVERY` states expanded.
     """
@@ -120,6 +124,11 @@ def solve(
     root = game.initial_state() if start is None else start
     if root.game is not game:
         raise ValueError("solve: the start state belongs to another game")
+    if getattr(game.reasoner, "net", None) is not None:
+        try:
+            return _solved_natively(game, root, started, budget, max_states, memory, progress)
+        except NotApplicable:
+            pass  # simultaneous moves: the search below
     try:
         order = _explore(game, root, nodes, started + budget, max_states, progress)
     except _OutOfBudget:
@@ -164,6 +173,43 @@ def solve(
             for r, role in enumerate(roles)
         }
     return solution
+
+
+def _solved_natively(
+    game: Game,
+    root: State,
+    started: float,
+    budget: float,
+    max_states: int | None,
+    memory: int,
+    progress: Callable[[int, float], None] | None,
+) -> Solution:
+    """A turn-taking game solved by :mod:`gdl.retrograde` (raises its ``NotApplicable`` otherwise)."""
+    try:
+        found, stopped = explore(game, root, started + budget, max_states, memory, progress)
+    except GameDefinitionError as problem:
+        reason = f"not solved: the rules break GDL: {problem}"
+        return Solution(False, "", {}, [], 0, time.monotonic() - started, reason)
+    count = int(found.counters[STATES])
+    if stopped:
+        return Solution(False, "", {}, [], count, time.monotonic() - started, stopped)
+    valued = values(found)
+    if valued is None:
+        reason = "not solved: a state repeats, so the game may not end"
+        return Solution(False, "", {}, [], count, time.monotonic() - started, reason)
+    roles = game.roles
+    sums = set(found.goals[:count][found.terminal[:count]].sum(axis=1).tolist())
+    constant_sum = len(sums) == 1
+    concept = BEST_GOAL if len(roles) == 1 else MINIMAX if len(roles) == 2 and constant_sum else (
+        BACKWARD_INDUCTION
+    )
+    notes = [
+        f"{len(roles)} role(s); turn-taking; {'constant-sum' if constant_sum else 'general-sum'} goals",
+        "solved by retrograde analysis on the compiled network",
+    ]
+    value: dict[str, int | float] = {role: int(valued[0][0, r]) for r, role in enumerate(roles)}
+    pv = principal_variation(found, valued[2])
+    return Solution(True, concept, value, pv, count, time.monotonic() - started, notes=notes)
 
 
 def _imperfect_information(game: Game) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -107,3 +109,21 @@ def test_max_steps_truncates_and_games_for_several_players_are_refused() -> None
     assert truncated and not terminated
     with pytest.raises(ValueError, match=r"game 'tictactoe' has 2 players \(xplayer, oplayer\)"):
         gdl.env.gym_env(GAMES / "tictactoe.kif")
+
+
+def test_gymnasium_make_finds_gdl_by_its_module_without_gdl_imported_first() -> None:
+    # Gymnasium 1.x loads no plugins: "module:id" imports the module that registers the id.
+    script = (
+        "import sys, gymnasium; assert 'gdl' not in sys.modules;"
+        f" env = gymnasium.make('gdl.env.gymnasium:gdl/Game-v0', game={str(GAMES / 'buttons.kif')!r});"
+        " observation, info = env.reset(seed=0); print(env.unwrapped.player, env.action_space)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[0] == "robot"
+
+
+def test_stepping_before_reset_says_to_reset_first() -> None:
+    env = gdl.env.gym_env(GAMES / "buttons.kif")
+    with pytest.raises(gdl.env.NotResetError, match=r"buttons: call reset\(\) before step\(\)"):
+        env.step(0)

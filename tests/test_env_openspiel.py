@@ -78,7 +78,7 @@ def test_mcts_from_openspiel_plays_tictactoe_against_gdls_minimax() -> None:
         goals = state.gdl_state.goals()
         # Minimax plays tictactoe perfectly: it never loses; returns are the zero-sum shifted goals.
         assert goals[role] >= 50
-        assert state.returns()[1 - mcts_player] == (goals[role] - 50) / 100
+        assert state.returns()[1 - mcts_player] == goals[role] - 50
 
 
 def test_cfr_on_monty_hall_finds_that_switching_wins_two_thirds() -> None:
@@ -90,7 +90,7 @@ def test_cfr_on_monty_hall_finds_that_switching_wins_two_thirds() -> None:
     for _ in range(30):
         solver.evaluate_and_update_policy()
     value = expected_game_score.policy_value(game.new_initial_state(), [solver.average_policy()])
-    assert value[0] == pytest.approx(2 / 3, abs=1e-3)
+    assert value[0] == pytest.approx(200 / 3, abs=0.1)  # goal units: winning is 100
 
 
 def test_sequential_form_hides_pending_moves_and_simultaneous_nodes_take_all() -> None:
@@ -145,7 +145,7 @@ def test_registration_names_and_loads() -> None:
 
 @pytest.fixture(scope="module")
 def kuhn() -> pyspiel.Game:
-    # Zero-sum returns: (goal - 50) / 100, and a goal is 50 plus the chips won, so returns are chips / 100.
+    # Zero-sum returns: goal - 50, and a goal is 50 plus the chips won, so returns are the chips won.
     return openspiel_game(GAMES / "kuhn.kif", zero_sum=True)
 
 
@@ -156,9 +156,9 @@ def test_cfr_on_kuhn_poker_from_gdl2_converges_to_minus_one_eighteenth(kuhn: pys
         for _ in range(40):
             solver.evaluate_and_update_policy()
         average = solver.average_policy()
-        gaps.append(exploitability.exploitability(kuhn, average) * 100)
+        gaps.append(exploitability.exploitability(kuhn, average))
     value = expected_game_score.policy_value(kuhn.new_initial_state(), [average, average])
-    assert value[0] * 100 == pytest.approx(-1 / 18, abs=1e-3)
+    assert value[0] == pytest.approx(-1 / 18, abs=1e-3)
     assert gaps[0] > gaps[-1] and gaps[-1] < 5e-3
 
 
@@ -184,7 +184,7 @@ def test_gdls_lp_strategy_on_kuhn_has_zero_exploitability_by_openspiels_measure(
     # Every information set OpenSpiel meets is one of the extensive form's: the same views.
     lp_policy = _LPPolicy(kuhn, solution.strategies)
     value = expected_game_score.policy_value(kuhn.new_initial_state(), [lp_policy, lp_policy])
-    assert value[0] * 100 == pytest.approx(-1 / 18, abs=1e-9)
+    assert value[0] == pytest.approx(-1 / 18, abs=1e-9)
     assert exploitability.exploitability(kuhn, lp_policy) == pytest.approx(0, abs=1e-9)
 
 
@@ -199,3 +199,41 @@ def test_states_serialize_and_come_back_equal(kuhn: pyspiel.Game) -> None:
         player = back.current_player()
         assert back.information_state_string(player) == state.information_state_string(player)
         assert back.legal_actions() == state.legal_actions()
+
+
+def test_kuhn_loaded_by_path_is_constant_sum_and_the_lp_strategy_has_zero_exploitability() -> None:
+    game = pyspiel.load_game("gdl", {"path": str(GAMES / "kuhn.kif")})
+    assert game.get_type().utility == pyspiel.GameType.Utility.CONSTANT_SUM
+    assert game.utility_sum() == 100  # goals are 50 plus the chips won: proved by visiting every state
+    solution = solve_lp(extensive_from_gdl(gdl.load(GAMES / "kuhn.kif")))
+    lp_policy = _LPPolicy(game, solution.strategies)
+    value = expected_game_score.policy_value(game.new_initial_state(), [lp_policy, lp_policy])
+    assert value[0] == pytest.approx(50 - 1 / 18, abs=1e-9)  # returns are goals
+    assert exploitability.exploitability(game, lp_policy) == pytest.approx(0, abs=1e-9)
+    zero_sum = pyspiel.load_game("gdl", {"path": str(GAMES / "kuhn.kif"), "zero_sum": True})
+    assert zero_sum.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+    assert exploitability.exploitability(zero_sum, _LPPolicy(zero_sum, solution.strategies)) == pytest.approx(
+        0, abs=1e-9
+    )
+
+
+def test_a_game_is_constant_sum_only_when_every_terminal_state_says_so(tmp_path: Path) -> None:
+    tictactoe = pyspiel.load_game("gdl", {"path": str(GAMES / "tictactoe.kif")})
+    assert tictactoe.get_type().utility == pyspiel.GameType.Utility.CONSTANT_SUM
+    general = tmp_path / "both_win.kif"
+    general.write_text(
+        "(role a) (role b) (init (s 0)) (<= (legal ?r (go ?x)) (role ?r) (x ?x)) (x 0) (x 1)"
+        " (<= (next (s 1)) (does a (go 0))) (<= (next (s 2)) (does a (go 1)))"
+        " (<= terminal (not (true (s 0))))"
+        " (<= (goal ?r 100) (role ?r) (true (s 1))) (<= (goal ?r 0) (role ?r) (true (s 2)))"
+        " (<= (goal ?r 0) (role ?r) (true (s 0)))"
+    )
+    loaded = pyspiel.load_game("gdl", {"path": str(general)})
+    assert loaded.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM
+    with pytest.raises(ValueError, match="declared constant-sum, but its goals"):
+        register(gdl.load(general), constant_sum=True)
+
+
+def test_loading_by_path_without_a_path_says_what_is_needed() -> None:
+    with pytest.raises(ValueError, match=r'give the path of a GDL game'):
+        pyspiel.load_game("gdl", {})

@@ -17,6 +17,7 @@ from pettingzoo.test import api_test, parallel_api_test, seed_test
 import gdl
 import gdl.env
 import gdl.env.encoding
+import gdl.ground.domains
 from gdl.errors import IllegalMoveError
 from gdl.render import render
 
@@ -274,6 +275,19 @@ def test_bad_options_and_games_get_clear_errors(monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(TypeError, match=r"game must be a gdl\.Game or a path"):
         gdl.env.env(42)  # type: ignore[arg-type]
     monkeypatch.setattr(gdl.env.encoding, "AUTO_MAX_ATOMS", 10)
+    monkeypatch.setattr(gdl.ground.domains, "MAX_TERMS", 5)
     game = gdl.load(GAMES / "tictactoe.kif", engine="datalog")
-    with pytest.raises(gdl.env.UngroundableGameError, match="game 'tictactoe' does not instantiate"):
+    with pytest.raises(gdl.env.UngroundableGameError, match="game 'tictactoe' cannot be numbered"):
         gdl.env.env(game)
+
+
+def test_stepping_or_observing_before_reset_says_to_reset_first() -> None:
+    aec = gdl.env.env(GAMES / "tictactoe.kif")
+    for call in (lambda: aec.step(0), aec.last, lambda: aec.observe("xplayer")):
+        with pytest.raises(gdl.env.NotResetError, match=r"reset\(\) before step\(\), last\(\) or observe"):
+            call()
+    parallel = gdl.env.parallel_env(GAMES / "tictactoe.kif")
+    with pytest.raises(gdl.env.NotResetError, match=r"call reset\(\) before"):
+        parallel.step({"xplayer": 0, "oplayer": 0})
+    aec.reset(seed=0)
+    assert aec.last()[0] is not None

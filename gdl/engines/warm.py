@@ -16,7 +16,7 @@ import time
 from functools import cache
 
 #: The smallest game with a playout: one role, one move, then the end.
-_GAME = (
+WARM_UP_GAME = (
     "(role r) (init (s 0)) (<= (legal r go) (true (s 0))) (<= (next (s 1)) (does r go))"
     " (<= terminal (true (s 1))) (<= (goal r 100) (true (s 1))) (<= (goal r 0) (true (s 0)))"
 )
@@ -31,7 +31,7 @@ def warm_up() -> float:
     from gdl.engines.compiled import CompiledReasoner
 
     started = time.perf_counter()
-    checked = check_text(_GAME).checked
+    checked = check_text(WARM_UP_GAME).checked
     assert checked is not None
     reasoner = CompiledReasoner(checked)
     reasoner.depth_charge(reasoner.initial(), random.Random(0), 4)

@@ -9,7 +9,7 @@
 ('xplayer', Discrete(10))
 """
 
-from gdl.env.encoding import Encoding, UngroundableGameError
+from gdl.env.encoding import Encoding, NotResetError, UngroundableGameError
 from gdl.env.gymnasium import GdlGymEnv, gym_env
 from gdl.env.openspiel import openspiel_game, register
 from gdl.env.pettingzoo import GdlAECEnv, GdlParallelEnv, env, parallel_env
@@ -19,6 +19,7 @@ __all__ = [
     "GdlAECEnv",
     "GdlGymEnv",
     "GdlParallelEnv",
+    "NotResetError",
     "UngroundableGameError",
     "env",
     "gym_env",

@@ -4,8 +4,10 @@ one episode of the game with nature's moves drawn and the rewards computed from 
 **Numbering.** The moves a player can ever make and the base propositions (fluents) that can ever hold
 come from the instantiated game (the relaxed ``does`` and ``true`` atoms of :mod:`gdl.ground.instantiate`),
 each sorted by KIF text; so are the percepts a player can ever see in a GDL-II game. Action ``i`` of a
-player is its ``i``-th move. A game that does not instantiate within the budgets has no finite numbering
-that gdl can list, and is refused with an :class:`UngroundableGameError`.
+player is its ``i``-th move. A game that does not instantiate within the budgets of ``engine="auto"`` is
+numbered by the relaxed analysis of :mod:`gdl.ground.domains` instead: a superset of what can occur,
+checked by the action mask each step like any other. Only a game whose relaxed domains pass that
+module's bounds is refused, with an :class:`UngroundableGameError`.
 
 **Observations.** A GDL game (no ``sees`` rules) is observed whole: a 0/1 vector over the base
 propositions. A GDL-II game is observed by each player through its own view, in four parts: a 0/1
@@ -30,6 +32,7 @@ import numpy as np
 from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS
 from gdl.errors import GameDefinitionError, GameTooLargeError, IllegalMoveError, UnknownRoleError
 from gdl.game import Game, State, load
+from gdl.ground.domains import Domains, domains
 from gdl.ground.grounding import Grounding, term_of, value_text
 from gdl.ground.instantiate import instantiate
 from gdl.render import render
@@ -38,7 +41,12 @@ from gdl.views import View
 
 
 class UngroundableGameError(ValueError):
-    """A game whose moves and base propositions cannot be listed within the budgets of instantiation."""
+    """A game whose moves and base propositions cannot be listed: it neither instantiates within the
+    budgets nor has relaxed domains within their bounds."""
+
+
+class NotResetError(RuntimeError):
+    """An environment asked to step or observe before its first ``reset()``."""
 
 
 def as_game(game: Game | str | Path, engine: str = "auto") -> Game:
@@ -82,30 +90,15 @@ class Encoding:
         self.players: tuple[str, ...] = game.players
         #: Whether players observe only their own views (the game has ``sees`` rules).
         self.imperfect = game.has_percepts
-        grounding = _grounding(game)
-        moves: dict[str, list[Term]] = {role: [] for role in game.roles}
-        for role, move in grounding.moves:
-            moves[game.roles[game.role_index(value_text(role))]].append(term_of(move))
+        found = _numbering(game)
         #: Every move each role (nature included) can ever make, sorted by KIF text.
-        self.moves: dict[str, tuple[Term, ...]] = {role: tuple(found) for role, found in moves.items()}
+        self.moves: dict[str, tuple[Term, ...]] = found.moves
         self._move_index = {role: _Index(found) for role, found in self.moves.items()}
         #: Every base proposition that can ever hold, sorted by KIF text.
-        self.fluents: tuple[Term, ...] = tuple(term_of(f) for f in grounding.fluents)
+        self.fluents: tuple[Term, ...] = found.fluents
         self._fluent_index = _Index(self.fluents)
-        seen: dict[str, set[Term]] = {role: set() for role in game.roles}
-        heads = [rule.head for rule in grounding.rules] + list(grounding.facts)
-        for relation, args in heads:
-            if relation != "sees" or len(args) != 2:
-                continue
-            try:
-                role = game.roles[game.role_index(value_text(args[0]))]
-            except UnknownRoleError:  # percepts of something that is not a role reach nobody
-                continue
-            seen[role].add(term_of(args[1]))
         #: Every percept each role can ever receive, sorted by KIF text.
-        self.percepts: dict[str, tuple[Term, ...]] = {
-            role: tuple(sorted(found, key=str)) for role, found in seen.items()
-        }
+        self.percepts: dict[str, tuple[Term, ...]] = found.percepts
         self._percept_index = {role: _Index(found) for role, found in self.percepts.items()}
 
     def __repr__(self) -> str:
@@ -167,18 +160,43 @@ class Encoding:
         return move
 
 
-def _grounding(game: Game) -> Grounding:
-    """The instantiated game: the engine's own, or instantiated here within the budgets of
-    ``engine="auto"``."""
+def _numbering(game: Game) -> Domains:
+    """Each role's moves, the fluents and each role's percepts: from the instantiated game (the
+    engine's own, or instantiated here within the budgets of ``engine="auto"``), else from the relaxed
+    domains of :mod:`gdl.ground.domains`; roles as the game spells them."""
     grounding = getattr(game.reasoner, "grounding", None)
-    if isinstance(grounding, Grounding):
-        return grounding
+    if not isinstance(grounding, Grounding):
+        try:
+            grounding = instantiate(game.checked, AUTO_MAX_ATOMS, AUTO_MAX_SECONDS)
+        except GameTooLargeError as problem:
+            return _relaxed_numbering(game, problem)
+    moves: dict[str, list[Term]] = {role: [] for role in game.roles}
+    for role, move in grounding.moves:
+        moves[game.roles[game.role_index(value_text(role))]].append(term_of(move))
+    seen: dict[str, set[Term]] = {role: set() for role in game.roles}
+    heads = [rule.head for rule in grounding.rules] + list(grounding.facts)
+    for relation, args in heads:
+        if relation != "sees" or len(args) != 2:
+            continue
+        try:
+            role = game.roles[game.role_index(value_text(args[0]))]
+        except UnknownRoleError:  # percepts of something that is not a role reach nobody
+            continue
+        seen[role].add(term_of(args[1]))
+    return Domains(
+        moves={role: tuple(found) for role, found in moves.items()},
+        fluents=tuple(term_of(f) for f in grounding.fluents),
+        percepts={role: tuple(sorted(found, key=str)) for role, found in seen.items()},
+    )
+
+
+def _relaxed_numbering(game: Game, problem: GameTooLargeError) -> Domains:
     try:
-        return instantiate(game.checked, AUTO_MAX_ATOMS, AUTO_MAX_SECONDS)
-    except GameTooLargeError as problem:
+        return domains(game.checked.program, game.roles)
+    except GameTooLargeError as relaxing:
         raise UngroundableGameError(
-            f"game {game.name!r} does not instantiate, so its moves and base propositions cannot be "
-            f"numbered ({problem}); gdl.load(path, engine='compiled') tries with larger budgets"
+            f"the moves and base propositions of game {game.name!r} cannot be numbered: it does not "
+            f"instantiate ({problem}), and its relaxed domains are too large ({relaxing})"
         ) from None
 
 

@@ -17,7 +17,7 @@ import gymnasium
 import numpy as np
 
 from gdl.env import spaces
-from gdl.env.encoding import Encoding, Episode, as_game, check_options, rewards, show
+from gdl.env.encoding import Encoding, Episode, NotResetError, as_game, check_options, rewards, show
 from gdl.errors import IllegalMoveError
 from gdl.game import Game
 
@@ -79,7 +79,7 @@ class GdlGymEnv(gymnasium.Env[dict[str, Any], np.int64]):
     def step(self, action: int | np.int64) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         episode = self._episode
         if episode is None:
-            raise RuntimeError("step() before reset()")
+            raise NotResetError(f"{self.encoding.game.name}: call reset() before step()")
         if episode.state.is_terminal():
             raise RuntimeError("step() after the episode ended: call reset()")
         self._taken += 1

@@ -2,9 +2,18 @@
 
 Players are numbered in role order (nature excluded); nature is OpenSpiel's chance player, its legal moves
 equally likely chance outcomes. A player's action ``i`` is its ``i``-th move (:mod:`gdl.env.encoding`).
-A state where no one has a choice is played through. Returns come at the end from the goals: goal / 100,
-or with ``zero_sum=True`` the goal less the players' mean goal, over 100 (the game is then declared
-zero-sum).
+A state where no one has a choice is played through.
+
+**Returns** come at the end, in goal units (so that OpenSpiel's values and exploitabilities read as
+``gdl solve``'s): each player's goal, or with ``zero_sum=True`` its goal less the players' mean goal (the
+game is then declared zero-sum). Without ``zero_sum``, a game is declared constant-sum when every
+terminal state reachable from the start has the same sum of goals, which is proved by visiting them all
+(at most :data:`CONSTANT_SUM_STATES` states; ``constant_sum=True`` or ``False`` declares it without the
+proof), and general-sum otherwise.
+
+**Loading by name.** Importing this module registers the game ``"gdl"`` with OpenSpiel:
+``pyspiel.load_game("gdl", {"path": "games/kuhn.kif"})`` loads any GDL or GDL-II file, with the options
+of :func:`register` as further parameters (``zero_sum``, ``dynamics``, ``engine``, ``max_game_length``).
 
 **Dynamics.** ``"sequential"``: in a state where several players have a choice they choose one after
 another in role order, each without seeing the others' pending moves (the usual sequential form of a
@@ -31,7 +40,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from gdl.env.encoding import Encoding, as_game, rewards
+from gdl.env.encoding import Encoding, as_game
 from gdl.game import Game, State
 from gdl.syntax.model import Term
 from gdl.syntax.reader import parse_term
@@ -42,6 +51,9 @@ _PROBE_PLAYOUTS = 20
 _PROBE_STEPS = 200
 #: The game length declared to OpenSpiel by default (GDL games declare none; some algorithms size by it).
 DEFAULT_MAX_GAME_LENGTH = 1000
+
+#: The most states visited to prove that a game is constant-sum (see the module docstring).
+CONSTANT_SUM_STATES = 100_000
 
 #: The registered games and their contexts, by short name.
 _registered: dict[str, Game] = {}
@@ -58,44 +70,132 @@ def register(
     *,
     dynamics: str = "auto",
     zero_sum: bool = False,
+    constant_sum: bool | None = None,
     max_game_length: int = DEFAULT_MAX_GAME_LENGTH,
     engine: str = "auto",
 ) -> str:
     """Register ``game`` with OpenSpiel; returns its short name, ``python_gdl_NAME`` (with a number
     appended when another game has that name)."""
+    loaded = as_game(game, engine)
+    context, name = _context(loaded, dynamics, zero_sum, constant_sum, max_game_length)
+    game_type, game_info = _describe(context, name, max_game_length, {})
+
+    class RegisteredGame(GdlGame):
+        def __init__(self, params: dict[str, Any] | None = None) -> None:
+            super().__init__(context, game_type, game_info, params or {})
+
+    pyspiel.register_game(game_type, RegisteredGame)
+    _registered[name] = loaded
+    return name
+
+
+def _context(
+    game: Game, dynamics: str, zero_sum: bool, constant_sum: bool | None, max_game_length: int
+) -> tuple[_Context, str]:
+    """The context of ``game`` under a short name of its own (see :func:`register`)."""
     if dynamics not in ("auto", "sequential", "simultaneous"):
         raise ValueError(f"unknown dynamics {dynamics!r} (choose from: auto, sequential, simultaneous)")
     if max_game_length < 1:
         raise ValueError(f"max_game_length must be at least 1, got {max_game_length}")
-    loaded = as_game(game, engine)
-    base = "python_gdl_" + "".join(c if c.isalnum() else "_" for c in loaded.name)
+    base = "python_gdl_" + "".join(c if c.isalnum() else "_" for c in game.name)
     name = next(
         n for n in itertools.chain([base], (f"{base}_{i}" for i in itertools.count(2)))
-        if n not in _registered or _registered[n] is loaded
+        if n not in _registered or _registered[n] is game
     )
-    context = _contexts[name] = _Context(name, Encoding(loaded), zero_sum, dynamics)
-    game_type, game_info = _describe(context, name, max_game_length)
+    if zero_sum or constant_sum is False:
+        total = None
+    else:
+        total = _constant_sum(game)
+        if constant_sum and total is None:
+            raise ValueError(
+                f"game {game.name!r} is declared constant-sum, but its goals were not found to have one "
+                f"sum in every terminal state within {CONSTANT_SUM_STATES} states"
+            )
+    context = _contexts[name] = _Context(name, Encoding(game), zero_sum, dynamics, total)
+    return context, name
 
-    class GdlGame(pyspiel.Game):
-        def __init__(self, params: dict[str, Any] | None = None) -> None:
-            super().__init__(game_type, game_info, params or {})
-            #: The numbering of moves: ``encoding.action(role, move)`` is a move's action.
-            self.encoding = context.encoding
 
-        def new_initial_state(self) -> GdlState:
-            return GdlState(self, context)
+class GdlGame(pyspiel.Game):
+    """A GDL game as an OpenSpiel game (see the module docstring)."""
 
-        def make_py_observer(
-            self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
-        ) -> GdlObserver:
-            if params:
-                raise ValueError(f"observation parameters are not supported, got {params!r}")
-            recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-            return GdlObserver(context, recall)
+    def __init__(
+        self, context: _Context, game_type: pyspiel.GameType, game_info: pyspiel.GameInfo,
+        params: dict[str, Any],
+    ) -> None:
+        super().__init__(game_type, game_info, params)
+        self._context = context
+        #: The numbering of moves: ``encoding.action(role, move)`` is a move's action.
+        self.encoding = context.encoding
 
-    pyspiel.register_game(game_type, GdlGame)
-    _registered[name] = loaded
-    return name
+    def new_initial_state(self) -> GdlState:
+        return GdlState(self, self._context)
+
+    def make_py_observer(
+        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
+    ) -> GdlObserver:
+        if params:
+            raise ValueError(f"observation parameters are not supported, got {params!r}")
+        recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        return GdlObserver(self._context, recall)
+
+
+#: The parameters of ``pyspiel.load_game("gdl", {...})`` and their defaults.
+_PATH_PARAMETERS: dict[str, Any] = {
+    "path": "",
+    "dynamics": "auto",
+    "zero_sum": False,
+    "engine": "auto",
+    "max_game_length": DEFAULT_MAX_GAME_LENGTH,
+}
+#: The contexts of games loaded by path, by their path and options.
+_loaded_by_path: dict[tuple[Any, ...], _Context] = {}
+
+
+class GdlGameFromPath(GdlGame):
+    """The game behind ``pyspiel.load_game("gdl", {"path": ...})``."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        given = {**_PATH_PARAMETERS, **(params or {})}
+        path = str(given["path"])
+        if not path:
+            raise ValueError('pyspiel.load_game("gdl", {"path": FILE}): give the path of a GDL game')
+        key = (str(Path(path).resolve()), given["dynamics"], given["zero_sum"], given["engine"])
+        context = _loaded_by_path.get(key)
+        if context is None:
+            game = as_game(path, str(given["engine"]))
+            context, _ = _context(
+                game, str(given["dynamics"]), bool(given["zero_sum"]), None, int(given["max_game_length"])
+            )
+            _registered[context.name] = game
+            _loaded_by_path[key] = context
+        game_type, game_info = _describe(context, "gdl", int(given["max_game_length"]), _PATH_PARAMETERS)
+        super().__init__(context, game_type, game_info, given)
+
+
+def _constant_sum(game: Game) -> int | None:
+    """The sum of the players' goals when every reachable terminal state has the same one, proved by
+    visiting every state reachable from the start (at most :data:`CONSTANT_SUM_STATES`); else None."""
+    start = game.initial_state()
+    seen = {start}
+    stack = [start]
+    sums: set[int] = set()
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            goals = state.goals()
+            sums.add(sum(goals[p] for p in game.players))
+            if len(sums) > 1:
+                return None
+            continue
+        legal = [state.legal_moves(role) for role in game.roles]
+        for joint in itertools.product(*legal):
+            following = state.next(dict(zip(game.roles, joint, strict=True)))
+            if following not in seen:
+                if len(seen) >= CONSTANT_SUM_STATES:
+                    return None
+                seen.add(following)
+                stack.append(following)
+    return sums.pop() if sums else None
 
 
 @dataclass(eq=False)
@@ -107,6 +207,8 @@ class _Context:
     encoding: Encoding
     zero_sum: bool
     dynamics: str
+    #: The sum of the goals in every terminal state, when proved (see :func:`_constant_sum`).
+    constant_sum: int | None
     simultaneous: bool = field(init=False)
     perfect: bool = field(init=False)
 
@@ -148,13 +250,19 @@ def _has_simultaneous_choice(game: Game) -> bool:
 
 
 def _describe(
-    context: _Context, name: str, max_game_length: int
+    context: _Context, name: str, max_game_length: int, parameters: dict[str, Any]
 ) -> tuple[pyspiel.GameType, pyspiel.GameInfo]:
     encoding = context.encoding
     game = encoding.game
     kind = pyspiel.GameType
     chance = game.chance_role
     players = len(encoding.players)
+    if context.zero_sum:
+        utility, utility_sum, lowest = kind.Utility.ZERO_SUM, 0.0, -100.0
+    elif context.constant_sum is not None:
+        utility, utility_sum, lowest = kind.Utility.CONSTANT_SUM, float(context.constant_sum), 0.0
+    else:
+        utility, utility_sum, lowest = kind.Utility.GENERAL_SUM, None, 0.0
     game_type = kind(
         short_name=name,
         long_name=f"GDL game {game.name}",
@@ -164,7 +272,7 @@ def _describe(
             kind.Information.PERFECT_INFORMATION if context.perfect
             else kind.Information.IMPERFECT_INFORMATION
         ),
-        utility=kind.Utility.ZERO_SUM if context.zero_sum else kind.Utility.GENERAL_SUM,
+        utility=utility,
         reward_model=kind.RewardModel.TERMINAL,
         max_num_players=players,
         min_num_players=players,
@@ -172,15 +280,15 @@ def _describe(
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={},
+        parameter_specification=parameters,
     )
     game_info = pyspiel.GameInfo(
         num_distinct_actions=max(1, *(len(encoding.moves[p]) for p in encoding.players)),
         max_chance_outcomes=len(encoding.moves[chance]) if chance else 0,
         num_players=players,
-        min_utility=-1.0 if context.zero_sum else 0.0,
-        max_utility=1.0,
-        utility_sum=0.0 if context.zero_sum else None,
+        min_utility=lowest,
+        max_utility=100.0,
+        utility_sum=utility_sum,
         max_game_length=max_game_length,
     )
     return game_type, game_info
@@ -345,8 +453,9 @@ class GdlState(pyspiel.State):
         players = self._context.encoding.players
         if not self._node.state.is_terminal():
             return [0.0] * len(players)
-        found = rewards(self._node.state.goals(), self._context.zero_sum)
-        return [found[p] for p in players]
+        goals = self._node.state.goals()
+        shift = sum(goals.values()) / len(goals) if self._context.zero_sum else 0.0
+        return [goals[p] - shift for p in players]
 
     def __str__(self) -> str:
         fluents = " ".join(sorted(map(str, self._node.state.fluents())))
@@ -400,3 +509,25 @@ class GdlObserver:
 
     def string_from(self, state: GdlState, player: int) -> str:
         return state.information(player, self.recall)
+
+
+#: ``"gdl"``: any GDL file by its path (see the module docstring); each loaded game describes itself.
+pyspiel.register_game(
+    pyspiel.GameType(
+        short_name="gdl",
+        long_name="GDL game from a file",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=100,
+        min_num_players=1,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_PATH_PARAMETERS,
+    ),
+    GdlGameFromPath,
+)

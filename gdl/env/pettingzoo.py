@@ -27,7 +27,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
 from gdl.env import spaces
-from gdl.env.encoding import Encoding, Episode, as_game, check_options, rewards, show
+from gdl.env.encoding import Encoding, Episode, NotResetError, as_game, check_options, rewards, show
 from gdl.game import Game
 from gdl.syntax.model import Term
 from gdl.views import View
@@ -55,7 +55,6 @@ class _GdlEnv:
 
     metadata: dict[str, Any]
     render_mode: str | None
-    _episode: Episode
 
     def __init__(
         self,
@@ -79,6 +78,17 @@ class _GdlEnv:
         self._observation_spaces = {a: spaces.observation_space(self.encoding, a) for a in agents}
         self._action_spaces = {a: spaces.action_space(self.encoding, a) for a in agents}
         self._rng: np.random.Generator | None = None
+        self._current: Episode | None = None
+
+    @property
+    def _episode(self) -> Episode:
+        return self._started()
+
+    def _started(self) -> Episode:
+        """The episode under way; :class:`NotResetError` before the first ``reset()``."""
+        if self._current is None:
+            raise NotResetError(f"{self.metadata['name']}: call reset() before step(), last() or observe()")
+        return self._current
 
     def _generator(self, seed: int | None) -> np.random.Generator:
         if seed is not None or self._rng is None:
@@ -133,7 +143,7 @@ class GdlAECEnv(_GdlEnv, AECEnv[str, Observation, int]):
     _pending: dict[str, Term]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self._episode = Episode(self.encoding, self._generator(seed))
+        self._current = Episode(self.encoding, self._generator(seed))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -144,23 +154,29 @@ class GdlAECEnv(_GdlEnv, AECEnv[str, Observation, int]):
         self._advance()
 
     def step(self, action: int | None) -> None:
+        episode = self._started()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._pending[agent] = self.encoding.move(agent, action, self._episode.legal(agent))
+        self._pending[agent] = self.encoding.move(agent, action, episode.legal(agent))
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         waiting = [a for a in self._acting if a not in self._pending]
         if waiting:
             self.agent_selection = waiting[0]
         else:
-            self._episode.play(self._pending)
+            episode.play(self._pending)
             self._pending = {}
             self._advance()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
+        self._started()
+        last: tuple[Observation | None, float, bool, bool, dict[str, Any]] = super().last(observe)
+        return last
 
     def _advance(self) -> None:
         """Select the first agent to act in the new state, or end the episode."""
@@ -183,17 +199,17 @@ class GdlParallelEnv(_GdlEnv, ParallelEnv[str, Observation, int]):
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Observation], dict[str, dict[str, Any]]]:
-        self._episode = Episode(self.encoding, self._generator(seed))
+        self._current = Episode(self.encoding, self._generator(seed))
         self.agents = self.possible_agents[:]
         return {a: self.observe(a) for a in self.agents}, {a: {} for a in self.agents}
 
     def step(self, actions: dict[str, int]) -> tuple[
         dict[str, Observation], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
     ]:
+        episode = self._started()
         missing = [agent for agent in self.agents if agent not in actions]
         if missing:
             raise ValueError(f"no action for agent(s) {', '.join(missing)}")
-        episode = self._episode
         chosen = {a: self.encoding.move(a, actions[a], episode.legal(a)) for a in self.agents}
         episode.play(chosen)
         agents = self.agents
