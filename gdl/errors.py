@@ -69,3 +69,11 @@ class GameTooLargeError(ValueError):
 
 class PlayerSpecError(ValueError):
     """A player description (``KIND[:option=value,...]``) with an unknown kind or option or a bad value."""
+
+
+class HintsError(ValueError):
+    """A game's drawing hints file (``GAME.view.json``) that is not JSON or breaks its schema."""
+
+
+class RecordError(ValueError):
+    """A match record (gdl's or ggp-base's JSON) that cannot be read; the message gives the JSON path."""

@@ -10,7 +10,7 @@ from typing import TypeGuard
 
 import networkx as nx
 
-from gdl.check import check
+from gdl.check import CheckedProgram, check
 from gdl.datalog import evaluate
 from gdl.game import Game, State
 from gdl.syntax import Program
@@ -88,16 +88,20 @@ def base_fluents(game: Game) -> frozenset[Term]:
     """The game's base propositions (every fluent its ``base`` rules name; none when it has no such
     rules), evaluated once per game from those rules and the static relations they use alone."""
     if game not in _BASES:
-        graph = game.checked.graph
-        found: frozenset[Term] = frozenset()
-        if "base" in graph:
-            needed = {"base"} | nx.descendants(graph, "base")
-            rules = tuple(r for r in game.checked.program.rules if r.head.relation in needed)
-            checked = check(Program(rules), game=False).checked
-            if checked is not None:
-                found = frozenset(args[0] for args in evaluate(checked).get("base", ()))
-        _BASES[game] = found
+        _BASES[game] = keyword_fluents(game.checked, "base")
     return _BASES[game]
+
+
+def keyword_fluents(checked: CheckedProgram, keyword: str) -> frozenset[Term]:
+    """The fluents a state-independent keyword (``base``, ``init``) names, evaluated from its rules and
+    the static relations they use alone."""
+    graph = checked.graph
+    if keyword not in graph:
+        return frozenset()
+    needed = {keyword} | nx.descendants(graph, keyword)
+    rules = tuple(r for r in checked.program.rules if r.head.relation in needed)
+    alone = check(Program(rules), game=False).checked
+    return frozenset() if alone is None else frozenset(args[0] for args in evaluate(alone).get(keyword, ()))
 
 
 def _axis(labels: set[str]) -> list[str]:
