@@ -153,7 +153,7 @@ class LiveMatch:
                 "new EventSource('events').onmessage = () => location.reload();",
                 None,
             )
-        return page.html(live=not page.replay.completed and not page.replay.aborted)
+        return page.html(live=True)  # the stream also tells a page opened late how the match ended
 
     def _update(self, record: MatchRecord) -> MatchPage:
         self._fluents += [tuple(s.fluents()) for s in record.states[len(self._fluents) :]]
