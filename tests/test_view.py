@@ -219,7 +219,7 @@ def test_a_gdl2_page_has_percepts_and_each_roles_own_view() -> None:
         for t in parse_terms(" ".join(step["xplayer"]))
         if t.name == "placed"
     }
-    seen = {(y, x) for (x, y), v in cells(last["views"][0]).items() if v}
+    seen = {(y, x) for (x, y), v in cells(last["views"][0]["svg"]).items() if v}
     assert seen == placed and placed
 
 

@@ -59,7 +59,7 @@ class MatchPage:
             views = []
             for role, layout in enumerate(self.percept_layouts):
                 so_far = _terms(p for step in replay.percepts[:index] for p in step[role])
-                views.append(layout.draw(so_far, replay.spell).svg if layout.grid else "")
+                views.append(layout.draw(so_far, replay.spell).to_json())
             data["views"] = views
         return data
 
@@ -124,6 +124,6 @@ MATCH_BODY = """
 <label id="viewpick" hidden>view <select id="view"></select></label><span id="status"></span></div>
 <main><div class="panel"><h2 id="boardtitle">board</h2><div id="board"></div><div id="counters"></div></div>
 <div class="panel"><h2>moves</h2><table id="moves"></table><div id="percepts"></div><div id="goals"></div>
-<h2>other fluents</h2><ul class="facts" id="facts"></ul></div></main>
+<h2 id="factstitle">other fluents</h2><ul class="facts" id="facts"></ul></div></main>
 <div id="steps"></div>
 """

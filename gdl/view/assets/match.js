@@ -28,7 +28,7 @@ function show(i) {
     $('board').innerHTML = pic.svg || '<p class="none">no board found: the state is listed below</p>';
   } else {
     $('boardtitle').textContent = `what ${view} has seen`;
-    $('board').innerHTML = (step.views && step.views[role]) || '<p class="none">(its percepts are listed)</p>';
+    $('board').innerHTML = (step.views && step.views[role].svg) || '<p class="none">(no board in its percepts)</p>';
   }
   $('counters').innerHTML = (role < 0 ? pic.control.map(c => `<div>to move: <span class="turn">${esc(c)}</span></div>`).join('') +
     pic.counters.map(c => `<div>${esc(c[0])}: <b>${esc(c[1])}</b></div>`).join('') : '');
@@ -50,7 +50,9 @@ function show(i) {
   }
   $('percepts').innerHTML = seen;
   $('goals').innerHTML = i === DATA.steps.length - 1 && role < 0 ? goalsHtml(DATA.end) : '';
-  $('facts').innerHTML = role < 0 ? pic.facts.map(f => `<li>${esc(f)}</li>`).join('') : '';
+  const listed = role < 0 ? pic.facts : step.views ? step.views[role].facts : [];
+  $('factstitle').textContent = role < 0 ? 'other fluents' : 'other percepts so far';
+  $('facts').innerHTML = listed.map(f => `<li>${esc(f)}</li>`).join('');
   $('slider').max = DATA.steps.length - 1; $('slider').value = i;
   $('where').textContent = `step ${i} of ${DATA.steps.length - 1}` + (i === 0 ? ' (initial state)' : '');
   document.querySelectorAll('#steps a').forEach(a => a.classList.toggle('current', +a.dataset.step === i));
