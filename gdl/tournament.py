@@ -148,7 +148,7 @@ def run_tournament(
         raise ValueError(f"the number of matches must be at least 1, got {matches}")
     k = len(specs)
     seats = [[(r + i) % k for r in range(k)] for i in range(matches)]
-    calls = [
+    calls: list[tuple[Any, ...]] = [
         ([specs[p] for p in seats[i]], None if seed is None else seed + i, *([True] if on_match else []))
         for i in range(matches)
     ]
@@ -159,7 +159,7 @@ def run_tournament(
         common = (text, path, engine, start_clock, play_clock)
         outcomes = backend.map(play_one, calls, common=common, cpus=thinking_players(specs))
         for done, outcome in enumerate(outcomes, 1):
-            summaries[outcome.index] = summary = _summary(outcome, *calls[outcome.index][:2])  # type: ignore[arg-type]
+            summaries[outcome.index] = summary = _summary(outcome, *calls[outcome.index][:2])
             summary["seats"] = seats[outcome.index]
             if on_match:
                 on_match(outcome.index, summary.pop("record", None), _tally(game, specs, summaries))

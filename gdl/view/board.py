@@ -219,19 +219,8 @@ class Layout:
     def _piece(self, value: str, x: float, y: float) -> str:
         style = self.hints.pieces.get(value) or self.hints.pieces.get(value.lower()) or default_style(value)
         cx, cy, r = x + SQUARE / 2, y + SQUARE / 2, SQUARE * 0.36
-        label = (
-            text(
-                cx,
-                cy + 5,
-                style.label,
-                text_anchor="middle",
-                fill=style.text_colour,
-                font_size=14,
-                font_weight="bold",
-            )
-            if style.label
-            else ""
-        )
+        bold = {"fill": style.text_colour, "font_size": 14, "font_weight": "bold"}
+        label = text(cx, cy + 5, style.label, text_anchor="middle", **bold) if style.label else ""
         if style.shape == "cross":
             a, b = cx - r * 0.8, cx + r * 0.8
             top, bottom = cy - r * 0.8, cy + r * 0.8
@@ -240,16 +229,9 @@ class Layout:
         if style.shape == "ring":
             return tag("circle", cx=cx, cy=cy, r=r * 0.8, fill="none", stroke=style.colour, stroke_width=5)
         if style.shape == "glyph":
-            return text(
-                cx,
-                cy + 11,
-                style.label,
-                text_anchor="middle",
-                fill=style.colour,
-                font_size=30,
-                stroke="#000" if style.colour.lower() in ("#fff", "#ffffff", "#f4f4f4") else None,
-                stroke_width=0.8,
-            )
+            outline = "#000" if style.colour.lower() in ("#fff", "#ffffff", "#f4f4f4") else None
+            glyph = {"fill": style.colour, "font_size": 30, "stroke": outline, "stroke_width": 0.8}
+            return text(cx, cy + 11, style.label, text_anchor="middle", **glyph)
         if style.shape == "square":
             return (
                 tag("rect", x=cx - r, y=cy - r, width=2 * r, height=2 * r, fill=style.colour, stroke="#333")

@@ -146,28 +146,8 @@ class RuleGraph:
         y_of: dict[str, float] = {n: 56 + (top - self.layers[n]) * _LAYER_HEIGHT for n in self.graph}
         parts = [
             "<defs>",
-            tag(
-                "marker",
-                tag("path", d="M0,0L8,4L0,8z", fill="context-stroke"),
-                id="arrow",
-                viewBox="0 0 8 8",
-                refX=8,
-                refY=4,
-                markerWidth=7,
-                markerHeight=7,
-                orient="auto",
-            ),
-            tag(
-                "marker",
-                tag("circle", cx=4, cy=4, r=3, fill="white", stroke="context-stroke"),
-                id="not",
-                viewBox="0 0 8 8",
-                refX=8,
-                refY=4,
-                markerWidth=8,
-                markerHeight=8,
-                orient="auto",
-            ),
+            _marker("arrow", tag("path", d="M0,0L8,4L0,8z", fill="context-stroke"), 7),
+            _marker("not", tag("circle", cx=4, cy=4, r=3, fill="white", stroke="context-stroke"), 8),
             "</defs>",
         ]
         if title:
@@ -315,6 +295,12 @@ def _target(program: Program, graph: nx.DiGraph, diagnostic: Diagnostic) -> obje
             return atom.relation
         return rule.head.relation, atom.relation
     return None
+
+
+def _marker(name: str, shape: str, size: int) -> str:
+    """An arrowhead (``url(#name)``) drawn in the colour of the line it ends."""
+    return tag("marker", shape, id=name, viewBox="0 0 8 8", refX=8, refY=4, markerWidth=size,
+               markerHeight=size, orient="auto")
 
 
 def _tooltip(diagnostics: list[Diagnostic]) -> str:
