@@ -265,3 +265,17 @@ def test_a_ggp_base_record_from_gdl_host_opens(browser: Any, tmp_path: Path) -> 
     final = parse_terms(record["states"][-1].strip()[1:-1])
     marks = {(str(f.args[0]), str(f.args[1])): str(f.args[2]) for f in final if f.name == "cell"}
     assert {(x, y): v for x, y, v in squares if v} == {k: v for k, v in marks.items() if v != "b"}
+
+
+def test_gdl_view_serves_a_record(browser: Any, tmp_path: Path) -> None:
+    record = record_of(TICTACTOE, 9)
+    saved = tmp_path / "match.json"
+    saved.write_text(json.dumps(record))
+    command = Command("view", str(saved), "--game", str(TICTACTOE))
+    try:
+        url = command.wait_for(r"viewer: (http://\S+)").group(1)
+        browser.get(url + "#step-1")
+        assert shown_step(browser) == 1 and shown_board(browser) == expected_board(record["states"][1])
+    finally:
+        status = command.interrupt()
+    assert status == 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 import webbrowser
@@ -109,9 +110,13 @@ def add_view_option(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def _show(url: str, wait: bool, server: ViewServer | None = None) -> None:
+    """Say where the page is and open it in a browser; with ``wait``, give the page time to come."""
     print(f"viewer: {url}", file=sys.stderr, flush=True)
-    opened = webbrowser.open(url)
-    if wait and opened and server is not None:
+    # Without a display, webbrowser would start a text browser in this terminal: only say the address.
+    graphical = sys.platform in ("darwin", "win32") or any(
+        os.environ.get(name) for name in ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY")
+    )
+    if graphical and webbrowser.open(url) and wait and server is not None:
         server.wait_for_viewer(WAIT_FOR_PAGE)
 
 

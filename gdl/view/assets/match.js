@@ -52,6 +52,7 @@ function show(i) {
   $('goals').innerHTML = i === DATA.steps.length - 1 && role < 0 ? goalsHtml(DATA.end) : '';
   const listed = role < 0 ? pic.facts : step.views ? step.views[role].facts : [];
   $('factstitle').textContent = role < 0 ? 'other fluents' : 'other percepts so far';
+  $('factstitle').hidden = !listed.length;
   $('facts').innerHTML = listed.map(f => `<li>${esc(f)}</li>`).join('');
   $('slider').max = DATA.steps.length - 1; $('slider').value = i;
   $('where').textContent = `step ${i} of ${DATA.steps.length - 1}` + (i === 0 ? ' (initial state)' : '');
