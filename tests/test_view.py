@@ -318,3 +318,23 @@ def test_gdl_view_writes_a_page_and_refuses_a_bad_record(
     record.write_text("{")
     assert main(["view", str(record), "-o", str(page)]) == 2
     assert "match.json:1:2: not JSON" in capsys.readouterr().err
+
+
+def test_a_tiltyard_shaped_record_opens_with_its_game_named_by_its_meta_url() -> None:
+    # The keys Tiltyard's archive gives a match, and its spelling of states and moves.
+    data = {
+        "randomToken": "abc", "playerNamesFromHost": ["Alpha", "Beta"], "startTime": 1, "playClock": 15,
+        "startClock": 60, "matchId": "tiltyard.ticTacToe.1", "matchHostPK": "pk", "isCompleted": True,
+        "isAborted": False, "gameMetaURL": "http://games.ggp.org/base/games/ticTacToe/v0/",
+        "states": ["( ( cell 1 1 b ) ( control xPlayer ) )", "( ( cell 1 1 x ) ( control oPlayer ) )"],
+        "moves": [["( mark 1 1 )", "noop"]], "stateTimes": [1, 2], "errors": [["", ""], ["", "TO"]],
+        "goalValues": [100, 0],
+    }
+    replay = Replay.from_json(data)
+    assert replay.game == "ticTacToe"
+    assert replay.players == ("Alpha", "Beta")
+    assert replay.errors == (("", ""), ("", "TO"))
+    page = MatchPage(replay)
+    step = page.step(1)
+    assert step["moves"] == ["(mark 1 1)", "noop"] and step["errors"] == ["", "TO"]
+    assert step["picture"]["control"] == ["oPlayer"]  # spelled as the record spells it

@@ -99,7 +99,7 @@ class Replay:
         clocks = data.get("clockSeconds") or [data.get("startClock", 0), data.get("playClock", 0)]
         return cls(
             match_id=str(data.get("matchId", "")),
-            game=str(data.get("gameName", "") or data.get("matchId", "")),
+            game=str(data.get("gameName", "") or _meta_name(data) or data.get("matchId", "")),
             roles=named,
             players=players + ("",) * (len(named) - len(players)),
             start_clock=float(clocks[0]),
@@ -168,3 +168,11 @@ def _spellings(data: dict[str, Any]) -> dict[str, str]:
     texts = [*data.get("states", []), *(m for step in data.get("moves", []) for m in step)]
     words = {w for t in texts if isinstance(t, str) for w in re.findall(r"[^\s()]+", t)}
     return {w.lower(): w for w in sorted(words) if w != w.lower()}
+
+
+def _meta_name(data: dict[str, Any]) -> str:
+    """A ggp-base record's game, from ``gameMetaURL`` (``.../games/ticTacToe/v0/`` names ``ticTacToe``)."""
+    parts = [p for p in str(data.get("gameMetaURL", "")).split("/") if p]
+    while parts and re.fullmatch(r"v\d+", parts[-1]):
+        parts.pop()
+    return parts[-1] if len(parts) > 2 else ""
