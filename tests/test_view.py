@@ -338,3 +338,17 @@ def test_a_tiltyard_shaped_record_opens_with_its_game_named_by_its_meta_url() ->
     step = page.step(1)
     assert step["moves"] == ["(mark 1 1)", "noop"] and step["errors"] == ["", "TO"]
     assert step["picture"]["control"] == ["oPlayer"]  # spelled as the record spells it
+
+
+def test_natures_moves_are_shown_as_natures() -> None:
+    game = gdl.load(ROOT / "games" / "montyhall.kif")
+    record = Match(game, {"candidate": make_player("random:seed=1")}, play_clock=5.0, seed=3).run()
+    page = MatchPage(Replay.from_json(record.to_json()), base_fluents(game))
+    header = page.header()
+    assert header["nature"] and header["gdl2"]
+    nature = game.roles.index("random")
+    assert header["players"][nature] == "nature"
+    played = [page.step(i)["moves"][nature] for i in range(1, len(record.states))]
+    assert played == [record.spell(step["random"]) for step in record.moves]
+    assert any(move != "noop" for move in played)
+    assert header["end"]["goals"][nature] is None  # nature has no goal
