@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gdl
 from gdl.check import check_text
@@ -323,11 +325,20 @@ def test_gdl_view_writes_a_page_and_refuses_a_bad_record(
 def test_a_tiltyard_shaped_record_opens_with_its_game_named_by_its_meta_url() -> None:
     # The keys Tiltyard's archive gives a match, and its spelling of states and moves.
     data = {
-        "randomToken": "abc", "playerNamesFromHost": ["Alpha", "Beta"], "startTime": 1, "playClock": 15,
-        "startClock": 60, "matchId": "tiltyard.ticTacToe.1", "matchHostPK": "pk", "isCompleted": True,
-        "isAborted": False, "gameMetaURL": "http://games.ggp.org/base/games/ticTacToe/v0/",
+        "randomToken": "abc",
+        "playerNamesFromHost": ["Alpha", "Beta"],
+        "startTime": 1,
+        "playClock": 15,
+        "startClock": 60,
+        "matchId": "tiltyard.ticTacToe.1",
+        "matchHostPK": "pk",
+        "isCompleted": True,
+        "isAborted": False,
+        "gameMetaURL": "http://games.ggp.org/base/games/ticTacToe/v0/",
         "states": ["( ( cell 1 1 b ) ( control xPlayer ) )", "( ( cell 1 1 x ) ( control oPlayer ) )"],
-        "moves": [["( mark 1 1 )", "noop"]], "stateTimes": [1, 2], "errors": [["", ""], ["", "TO"]],
+        "moves": [["( mark 1 1 )", "noop"]],
+        "stateTimes": [1, 2],
+        "errors": [["", ""], ["", "TO"]],
         "goalValues": [100, 0],
     }
     replay = Replay.from_json(data)
@@ -352,3 +363,56 @@ def test_natures_moves_are_shown_as_natures() -> None:
     assert played == [record.spell(step["random"]) for step in record.moves]
     assert any(move != "noop" for move in played)
     assert header["end"]["goals"][nature] is None  # nature has no goal
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300)
+@given(
+    key=st.sampled_from(
+        [
+            "states",
+            "moves",
+            "errors",
+            "errorMessages",
+            "goalValues",
+            "moveTimes",
+            "percepts",
+            "roles",
+            "playerNamesFromHost",
+            "clockSeconds",
+            "startClock",
+            "playClock",
+            "gameMetaURL",
+            "matchId",
+            "isCompleted",
+        ]
+    ),
+    value=_JSON,
+)
+def test_any_broken_field_of_a_record_is_a_record_error_or_read(key: str, value: Any) -> None:
+    record = {
+        "matchId": "m",
+        "states": ["( ( cell 1 1 b ) )", "( ( cell 1 1 x ) )"],
+        "moves": [["( mark 1 1 )", "noop"]],
+        "errors": [["", ""], ["", ""]],
+        "goalValues": [100, 0],
+        "startClock": 10,
+        "playClock": 5,
+        "roles": ["x", "o"],
+        "percepts": [[["a"], []]],
+    }
+    try:
+        replay = Replay.from_json({**record, key: value})
+    except RecordError as problem:
+        assert str(problem).startswith("$")
+        return
+    page = MatchPage(replay)
+    for index in range(len(replay.states)):
+        json.dumps(page.step(index))
+    json.dumps(page.header())

@@ -9,6 +9,7 @@ its roles nowhere, so they are ``role 1``, ``role 2``, ... unless a game is give
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -89,21 +90,34 @@ class Replay:
         players = tuple(_list(data, "playerNamesFromHost", str)) or ("",) * len(named)
         goals = tuple(_goal(v, f"$.goalValues[{i}]") for i, v in enumerate(_list(data, "goalValues")))
         times = tuple(
-            tuple(t if isinstance(t, int | float) else None for t in _list({"s": step}, "s"))
-            for step in _list(data, "moveTimes", list)
+            tuple(
+                float(t) if isinstance(t, int | float) and math.isfinite(t) else None
+                for t in taken
+            )
+            for taken in _list(data, "moveTimes", list)
         )
         percepts = tuple(
             tuple(tuple(_strings(seen, f"$.percepts[{i}][{r}]")) for r, seen in enumerate(step))
             for i, step in enumerate(_list(data, "percepts", list))
         )
-        clocks = data.get("clockSeconds") or [data.get("startClock", 0), data.get("playClock", 0)]
+        for i, seen in enumerate(percepts):
+            if len(seen) != len(named):
+                raise RecordError(f"$.percepts[{i}]: percepts of {len(seen)} roles for {len(named)} roles")
+        clocks = [_seconds(data, "startClock"), _seconds(data, "playClock")]
+        if "clockSeconds" in data:
+            exact = _list(data, "clockSeconds")
+            if len(exact) != 2 or not all(
+                isinstance(c, int | float) and not isinstance(c, bool) for c in exact
+            ):
+                raise RecordError("$.clockSeconds: expected two numbers, the start and play clocks")
+            clocks = [float(c) for c in exact]
         return cls(
             match_id=str(data.get("matchId", "")),
             game=str(data.get("gameName", "") or _meta_name(data) or data.get("matchId", "")),
             roles=named,
             players=players + ("",) * (len(named) - len(players)),
-            start_clock=float(clocks[0]),
-            play_clock=float(clocks[1]),
+            start_clock=clocks[0],
+            play_clock=clocks[1],
             states=states,
             moves=moves,
             times=times,
@@ -126,6 +140,13 @@ def _list(data: dict[str, Any], key: str, kind: type | None = None) -> list[Any]
             if not isinstance(item, kind):
                 raise RecordError(f"$.{key}[{i}]: expected a {kind.__name__}, got {type(item).__name__}")
     return value
+
+
+def _seconds(data: dict[str, Any], key: str) -> float:
+    value = data.get(key, 0)
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise RecordError(f"$.{key}: a clock is a number of seconds, got {value!r}")
+    return float(value)
 
 
 def _strings(value: Any, where: str) -> list[str]:
