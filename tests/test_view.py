@@ -416,3 +416,38 @@ def test_any_broken_field_of_a_record_is_a_record_error_or_read(key: str, value:
     for index in range(len(replay.states)):
         json.dumps(page.step(index))
     json.dumps(page.header())
+
+
+_HINT = st.fixed_dictionaries(
+    {},
+    optional={
+        "board": st.sampled_from(["cell", "control", "step", "nothing"]),
+        "x": st.integers(1, 5),
+        "y": st.integers(1, 5),
+        "layer": st.integers(1, 5),
+        "value": st.integers(1, 5),
+        "first_row_on_top": st.booleans(),
+        "checkered": st.booleans(),
+        "pieces": st.dictionaries(
+            st.sampled_from(["x", "o", "b"]),
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "shape": st.sampled_from(["disc", "square", "cross", "ring", "glyph", "text"]),
+                    "label": st.text(max_size=3),
+                },
+            ),
+        ),
+        "counters": st.lists(st.sampled_from(["step", "cell"])),
+        "hide": st.lists(st.sampled_from(["control"])),
+    },
+)
+
+
+@settings(max_examples=200)
+@given(hints=_HINT)
+def test_any_valid_hints_draw_tictactoe_without_error(hints: dict[str, Any]) -> None:
+    state = parse_terms("(cell 1 1 x) (cell 1 2 o) (cell 2 2 b) (cell 3 3 b) (control oplayer) (step 2)")
+    picture = Layout.infer(state, Hints.from_json(hints)).draw(state)
+    shown = sum(1 for v in cells(picture.svg).values() if v)
+    assert shown + len(picture.control) + len(picture.counters) + len(picture.facts) <= len(state)

@@ -318,12 +318,13 @@ def _grid_of(name: str, arity: int, members: list[Function], hints: Hints) -> Gr
             layer = 2
     if hints.board and hints.layer:
         layer = hints.layer - 1
+    if any(i is not None and i >= arity for i in (value, layer)):
+        return None  # hints naming arguments the relation does not have
     columns = {str(f.args[x]) for f in members if _coordinate(f.args[x])}
     rows = {str(f.args[y]) for f in members if _coordinate(f.args[y])}
     if not columns or not rows:
         return None
-    # The squares must be named by constants, and a square must not carry many values at once in a
-    # state: a relation with more fluents than squares times values is not a board.
+    # A guessed board has at least four squares; one the hints name is drawn whatever its size.
     squares = {(str(f.args[x]), str(f.args[y])) for f in members}
     if len(squares) < 4 and not hints.board:
         return None
