@@ -17,7 +17,7 @@ from gdl.syntax import Program
 from gdl.syntax.model import Constant, Function, Term
 
 #: Cell values drawn as an empty square.
-_BLANKS = {"b", "blank", "empty", "none", "nil"}
+BLANKS = {"b", "blank", "empty", "none", "nil"}
 #: A board axis of numbers is drawn with every number between its least and greatest up to this length.
 _MAX_FILLED_AXIS = 32
 
@@ -68,10 +68,10 @@ def _grid(
     the highest row on top. So files and ranks come out as in chess diagrams, connect four's first
     row is at the bottom, and breakthrough's white starts at the bottom."""
     value = {(str(c.args[0]), str(c.args[1])): spell(c.args[2]) for c in cells}
-    shown = {k: "." if v.lower() in _BLANKS else v for k, v in value.items()}
+    shown = {k: "." if v.lower() in BLANKS else v for k, v in value.items()}
     shown.update({square: "." for square in squares - set(shown)})
-    columns = _axis({x for x, _ in shown})
-    rows = _axis({y for _, y in shown})[::-1]
+    columns = axis({x for x, _ in shown})
+    rows = axis({y for _, y in shown})[::-1]
     width = max(len(t) for t in [*columns, *shown.values()])
     margin = max(len(r) for r in rows)
     lines = [" " * (margin + 3) + " ".join(c.rjust(width) for c in columns)]
@@ -104,7 +104,7 @@ def keyword_fluents(checked: CheckedProgram, keyword: str) -> frozenset[Term]:
     return frozenset() if alone is None else frozenset(args[0] for args in evaluate(alone).get(keyword, ()))
 
 
-def _axis(labels: set[str]) -> list[str]:
+def axis(labels: set[str]) -> list[str]:
     """Coordinates in order, numbers numerically; a short run of numbers (from 1, or from 0 when used)
     or of letters is completed, so that a board with few pieces, as in connect four, keeps its empty
     rows and columns."""

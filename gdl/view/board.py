@@ -23,13 +23,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gdl.render import _axis as axis
+from gdl.render import BLANKS, axis
 from gdl.syntax.model import Constant, Function, Term
 from gdl.view.hints import Hints, PieceStyle
 from gdl.view.svg import document, tag, text
 
-#: Values drawn as an empty square.
-BLANKS = {"b", "blank", "empty", "none", "nil", "e", "blk", "0"}
 #: Relations that say whose turn it is.
 CONTROLS = ("control", "turn", "tomove", "player")
 #: The side of a square, in SVG units.
@@ -277,10 +275,6 @@ def _counter(fluent: Term, hints: Hints) -> tuple[str, str] | None:
     return None
 
 
-def _coordinate(term: Term) -> bool:
-    return isinstance(term, Constant)
-
-
 def _find_grid(fluents: list[Term], hints: Hints) -> Grid | None:
     """The relation that looks most like a board (at least 4 squares), or the one the hints name."""
     groups: dict[tuple[str, int], list[Function]] = {}
@@ -320,8 +314,8 @@ def _grid_of(name: str, arity: int, members: list[Function], hints: Hints) -> Gr
         layer = hints.layer - 1
     if any(i is not None and i >= arity for i in (value, layer)):
         return None  # hints naming arguments the relation does not have
-    columns = {str(f.args[x]) for f in members if _coordinate(f.args[x])}
-    rows = {str(f.args[y]) for f in members if _coordinate(f.args[y])}
+    columns = {str(f.args[x]) for f in members if isinstance(f.args[x], Constant)}
+    rows = {str(f.args[y]) for f in members if isinstance(f.args[y], Constant)}
     if not columns or not rows:
         return None
     # A guessed board has at least four squares; one the hints name is drawn whatever its size.
