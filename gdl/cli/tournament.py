@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         specs = args.player
         if not specs:
             raise PlayerSpecError("no players: give a --player per role")
-        viewer = None if args.view is None else TournamentViewer(args.game, args.engine, args.view)
+        viewer = None if args.view is None else TournamentViewer(args.game, args.view)
         with open_backend(args.cluster, args.jobs) as backend:
             result = run_tournament(
                 args.game, specs, args.matches, start_clock=args.start_clock, play_clock=args.play_clock,

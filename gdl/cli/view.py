@@ -64,7 +64,7 @@ slider move between steps; #step-N opens step N. Boards are drawn from the rules
 def run(args: argparse.Namespace) -> int:
     game = None
     if args.game:
-        game = load_game(args.game, "auto", "view")
+        game = load_game(args.game, "datalog", "view")  # only the rules are needed: no engine to build
         if game is None:
             return 2
     try:
@@ -149,8 +149,8 @@ class MatchViewer:
 class TournamentViewer:
     """``--view`` for a tournament: standings and each finished match's replay."""
 
-    def __init__(self, game_file: str, engine: str, port: int) -> None:
-        game = gdl.load(game_file, engine=engine)
+    def __init__(self, game_file: str, port: int) -> None:
+        game = gdl.load(game_file, engine="datalog")  # the matches load their own
         self.server = ViewServer(port=port)
         self.live = LiveTournament(self.server, game.name, base_fluents(game), load_hints(game_file))
         _show(self.server.url, wait=True, server=self.server)
