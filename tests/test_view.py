@@ -451,3 +451,38 @@ def test_any_valid_hints_draw_tictactoe_without_error(hints: dict[str, Any]) -> 
     picture = Layout.infer(state, Hints.from_json(hints)).draw(state)
     shown = sum(1 for v in cells(picture.svg).values() if v)
     assert shown + len(picture.control) + len(picture.counters) + len(picture.facts) <= len(state)
+
+
+def test_a_live_gdl2_match_is_published_step_by_step_with_each_roles_view() -> None:
+    import urllib.request
+
+    from gdl.view.live import LiveMatch, ViewServer
+
+    game = gdl.load(ROOT / "games" / "kriegtictactoe.kif")
+    players = {r: make_player(f"random:seed={i}") for i, r in enumerate(game.players)}
+    with ViewServer() as server:
+        live = LiveMatch(server, base_fluents(game), load_hints(ROOT / "games" / "kriegtictactoe.kif"))
+        record = Match(game, players, play_clock=5.0, seed=4, on_step=live.on_step).run()
+        live.finish(record)
+        with urllib.request.urlopen(server.url + "events", timeout=30) as stream:
+            events = [json.loads(line[6:]) for line in stream.read().decode().splitlines() if line]
+        page = urllib.request.urlopen(server.url, timeout=30).read().decode()
+    steps = [e["step"] for e in events if e["type"] == "step"]
+    assert [s["index"] for s in steps] == list(range(len(record.states)))
+    assert events[-1] == {
+        "type": "end",
+        "end": {
+            "completed": True,
+            "aborted": False,
+            "abortReason": "",
+            "goals": [record.goals[r] for r in record.roles],
+        },
+    }
+    placed = {
+        (str(t.args[1]), str(t.args[0]))
+        for step in record.percepts
+        for t in parse_terms(" ".join(step["xplayer"]))
+        if t.name == "placed"
+    }
+    assert placed and {k for k, v in cells(steps[-1]["views"][0]["svg"]).items() if v} == placed
+    assert '"live":true' in page

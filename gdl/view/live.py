@@ -161,8 +161,8 @@ class LiveMatch:
         with self._lock:
             if self._page is None:
                 self._page = MatchPage(replay, self._base, self._hints)
-            else:  # keep the board decided at the start: every step is drawn on it
-                self._page.replay = replay
+            else:
+                self._page.follow(replay)
             return self._page
 
     def on_step(self, record: MatchRecord) -> None:

@@ -27,9 +27,13 @@ class MatchPage:
     """A record's steps drawn on a layout; :meth:`html` is the page, :meth:`step` one step's data."""
 
     def __init__(self, replay: Replay, base: Iterable[Term] = (), hints: Hints | None = None) -> None:
-        self.replay = replay
         seen = [f for state in replay.states for f in state]
         self.layout = Layout.infer([*base, *seen], hints)
+        self.follow(replay)
+
+    def follow(self, replay: Replay) -> None:
+        """Show ``replay``, a longer record of the same match, on the board decided at the start."""
+        self.replay = replay
         # What each role saw, drawn on a board of its own when its percepts look like squares.
         oriented = replace(self.layout.hints, board=None, counters=(), hide=(), control=None)
         self.percept_layouts = [
