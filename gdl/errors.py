@@ -77,3 +77,7 @@ class HintsError(ValueError):
 
 class RecordError(ValueError):
     """A match record (gdl's or ggp-base's JSON) that cannot be read; the message gives the JSON path."""
+
+
+class ViewerError(ValueError):
+    """The viewer's page cannot be served: its port is taken or not ours to use."""

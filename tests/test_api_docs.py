@@ -21,7 +21,8 @@ MODULES = (
 NAMED = {
     "gdl.errors": ("InvalidGameError", "KifSyntaxError", "UnknownRoleError", "IllegalMoveError",
                    "InvalidStateError", "GameDefinitionError", "InconsistentViewError",
-                   "GameTooLargeError", "ProtocolError", "PlayerSpecError", "HintsError", "RecordError"),
+                   "GameTooLargeError", "ProtocolError", "PlayerSpecError", "HintsError", "RecordError",
+                   "ViewerError"),
     "gdl.solve": ("solve", "Solution", "solve_matrix_game"),
     "gdl.match": ("Match", "MatchRecord"),
     "gdl.diagnostics": ("Diagnostic", "Level", "error", "warning", "has_errors"),

@@ -486,3 +486,19 @@ def test_a_live_gdl2_match_is_published_step_by_step_with_each_roles_view() -> N
     }
     assert placed and {k for k, v in cells(steps[-1]["views"][0]["svg"]).items() if v} == placed
     assert '"live":true' in page
+
+
+def test_a_taken_port_is_a_clear_error(
+    tictactoe_record: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gdl.errors import ViewerError
+    from gdl.view.live import ViewServer
+
+    with ViewServer() as server:
+        port = int(server.url.rstrip("/").rsplit(":", 1)[1])
+        with pytest.raises(ViewerError, match=f"cannot serve the viewer on 127.0.0.1:{port}"):
+            ViewServer(port=port)
+        record = tmp_path / "match.json"
+        record.write_text(json.dumps(tictactoe_record))
+        assert main(["view", str(record), "--port", str(port)]) == 2
+        assert f"gdl view: cannot serve the viewer on 127.0.0.1:{port}" in capsys.readouterr().err

@@ -27,7 +27,7 @@ from gdl.cli._common import (
 from gdl.cli.play import show_step
 from gdl.cli.serve import configure_logging
 from gdl.cli.view import MatchViewer, add_view_option
-from gdl.errors import HintsError, PlayerSpecError, UnknownRoleError
+from gdl.errors import HintsError, PlayerSpecError, UnknownRoleError, ViewerError
 from gdl.game import Game
 from gdl.match import MatchRecord
 from gdl.protocol.manager import GRACE, host
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
             game, players, start_clock, play_clock, grace=args.grace, max_steps=args.max_steps,
             seed=args.seed, on_step=on_step,
         )
-    except (PlayerSpecError, UnknownRoleError, HintsError) as problem:
+    except (PlayerSpecError, UnknownRoleError, HintsError, ViewerError) as problem:
         print(f"gdl host: {problem}", file=sys.stderr)
         return 2
     spell = game.spell

@@ -15,7 +15,7 @@ from typing import Any
 
 import gdl
 from gdl.cli._common import add_command, load_game, output_file, port_number, write_text
-from gdl.errors import HintsError, RecordError
+from gdl.errors import HintsError, RecordError, ViewerError
 from gdl.game import Game
 from gdl.match import MatchRecord
 from gdl.render import base_fluents
@@ -89,7 +89,12 @@ def run(args: argparse.Namespace) -> int:
     html = page.html()
     if args.output:
         return 0 if write_text(args.output, html, "view") else 2
-    with ViewServer(port=args.port) as server:
+    try:
+        server = ViewServer(port=args.port)
+    except ViewerError as problem:
+        print(f"gdl view: {problem}", file=sys.stderr)
+        return 2
+    with server:
         server.page("/", lambda: html)
         _show(server.url, wait=False)
         _serve_until_interrupted()

@@ -16,6 +16,7 @@ from typing import Any
 
 from aiohttp import web
 
+from gdl.errors import ViewerError
 from gdl.match import MatchRecord
 from gdl.syntax.model import Term
 from gdl.view.hints import Hints
@@ -45,15 +46,24 @@ class ViewServer:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="gdl-view", daemon=True)
         self._thread.start()
-        self._runner, self.url = asyncio.run_coroutine_threadsafe(self._open(host, port), self._loop).result()
+        opening = asyncio.run_coroutine_threadsafe(self._open(host, port), self._loop)
+        try:
+            self._runner, self.url = opening.result()
+        except OSError as problem:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            why = problem.strerror or problem
+            raise ViewerError(f"cannot serve the viewer on {host}:{port}: {why}") from None
 
     async def _open(self, host: str, port: int) -> tuple[web.AppRunner, str]:
         app = web.Application()
         app.router.add_get("/{path:.*}", self._handle)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
-        site = web.TCPSite(runner, host, port)
-        await site.start()
+        try:
+            await web.TCPSite(runner, host, port).start()
+        except OSError:
+            await runner.cleanup()
+            raise
         bound = runner.addresses[0][1]
         return runner, f"http://{host}:{bound}/"
 
