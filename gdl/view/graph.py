@@ -143,11 +143,11 @@ class RuleGraph:
             shift = (widest - sum(width_of[n] + _GAP for n in row)) / 2 + 20
             for node in row:
                 x_of[node] += shift
-        y_of: dict[str, float] = {n: 56 + (top - self.layers[n]) * _LAYER_HEIGHT for n in self.graph}
+        y_of: dict[str, float] = {n: 76 + (top - self.layers[n]) * _LAYER_HEIGHT for n in self.graph}
         parts = [
             "<defs>",
-            _marker("arrow", tag("path", d="M0,0L8,4L0,8z", fill="context-stroke"), 7),
-            _marker("not", tag("circle", cx=4, cy=4, r=3, fill="white", stroke="context-stroke"), 8),
+            _marker("arrow", tag("path", d="M0,0L8,4L0,8z", fill="context-stroke"), 10),
+            _marker("not", tag("circle", cx=4, cy=4, r=3, fill="white", stroke="context-stroke"), 11),
             "</defs>",
         ]
         if title:
@@ -156,39 +156,32 @@ class RuleGraph:
             parts.append(self._edge(head, used, negative, x_of, y_of, width_of))
         for node in sorted(self.graph):
             parts.append(self._node(node, x_of[node], y_of[node], width_of[node]))
-        height = 56 + (top + 1) * _LAYER_HEIGHT
+        height = 76 + (top + 1) * _LAYER_HEIGHT
         legend = [
             ("dashed, ending in a circle: a use under not", "#555"),
             ("purple: recursion (a cycle of dependencies)", RECURSIVE),
             ("red: what the checker reports (hover for the message)", ERROR),
-            (
-                "fill: the stratum ("
-                + ", ".join(
-                    f"{i}" for i in range(min(len(STRATUM_COLOURS), 1 + max(self.strata.values(), default=0)))
-                )
-                + ")",
-                "#555",
-            ),
         ]
         for i, (words, colour) in enumerate(legend):
             parts.append(text(20, height + 16 * i, words, fill=colour, font_size=12))
-        height += 16 * len(legend) + 8
+        height += 16 * len(legend)
+        parts.append(text(20, height, "fill: the stratum", fill="#555", font_size=12))
+        for number in range(1 + max(self.strata.values(), default=0)):
+            x = 130 + 30 * number
+            fill = STRATUM_COLOURS[number % len(STRATUM_COLOURS)]
+            parts.append(tag("rect", x=x, y=height - 11, width=24, height=15, fill=fill, stroke="#555", rx=3))
+            parts.append(text(x + 12, height, str(number), text_anchor="middle", font_size=11))
+        height += 24
+        longest = 0.0
         for diagnostic in self.diagnostics:
             colour = ERROR if diagnostic.level is Level.ERROR else "#b06000"
             where = f"{diagnostic.span.line}:{diagnostic.span.column}" if diagnostic.span.line else ""
-            parts.append(
-                text(
-                    20,
-                    height + 8,
-                    f"{where}: {diagnostic.level.value}: {diagnostic.message}",
-                    fill=colour,
-                    font_size=12,
-                    class_="diagnostic",
-                )
-            )
+            line = f"{where}: {diagnostic.level.value}: {diagnostic.message}"
+            parts.append(text(20, height + 8, line, fill=colour, font_size=12, class_="diagnostic"))
+            longest = max(longest, 40 + 6.6 * len(line))
             height += 18
         return document(
-            max(widest + 40, 420),
+            max(widest + 40, 420, longest),
             height + 10,
             "".join(parts),
             font_family="sans-serif",
@@ -244,10 +237,11 @@ class RuleGraph:
             d = f"M{x1 + w},{y1 - 4}C{x1 + w + 30},{y1 - 30} {x1 + w + 30},{y1 + 26} {x1 + w},{y1 + 6}"
         elif y2 > y1:  # the used relation is below
             d = f"M{x1},{y1 + _NODE_HEIGHT / 2}L{x2},{y2 - _NODE_HEIGHT / 2}"
-        else:  # same layer or above: a cycle, curved aside
-            bend = -40 if x2 >= x1 else 40
-            middle, high = (x1 + x2) / 2, min(y1, y2) + bend - 20
-            d = f"M{x1},{y1 - _NODE_HEIGHT / 2}Q{middle},{high} {x2},{y2 - _NODE_HEIGHT / 2}"
+        else:  # same layer or above, on a cycle: rightwards over the nodes, leftwards under them
+            side = -1 if x2 >= x1 else 1
+            edge = side * _NODE_HEIGHT / 2
+            turn = (y1 + y2) / 2 + side * (_NODE_HEIGHT / 2 + 36)
+            d = f"M{x1},{y1 + edge}Q{(x1 + x2) / 2},{turn} {x2},{y2 + edge}"
         tip = tag(
             "title",
             escape(
@@ -298,9 +292,10 @@ def _target(program: Program, graph: nx.DiGraph, diagnostic: Diagnostic) -> obje
 
 
 def _marker(name: str, shape: str, size: int) -> str:
-    """An arrowhead (``url(#name)``) drawn in the colour of the line it ends."""
+    """An arrowhead (``url(#name)``) drawn in the colour of the line it ends, ``size`` units wide
+    however thick the line."""
     return tag("marker", shape, id=name, viewBox="0 0 8 8", refX=8, refY=4, markerWidth=size,
-               markerHeight=size, orient="auto")
+               markerHeight=size, orient="auto", markerUnits="userSpaceOnUse")
 
 
 def _tooltip(diagnostics: list[Diagnostic]) -> str:
