@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.runtime
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test
+.PHONY: demo test browser
 
 $(RUNTIME): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -25,7 +25,14 @@ demo: $(RUNTIME)
 	$(BIN)/gdl check games/*.kif
 	$(BIN)/gdl solve games/tictactoe.kif
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/ruff check gdl tests
 	$(BIN)/mypy --strict gdl
 	$(BIN)/pytest -q
+
+# The viewer's browser tests drive headless Chromium: Debian's chromium and chromium-driver (as root in
+# CI; through sudo elsewhere).
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver; }

@@ -69,3 +69,15 @@ class GameTooLargeError(ValueError):
 
 class PlayerSpecError(ValueError):
     """A player description (``KIND[:option=value,...]``) with an unknown kind or option or a bad value."""
+
+
+class HintsError(ValueError):
+    """A game's drawing hints file (``GAME.view.json``) that is not JSON or breaks its schema."""
+
+
+class RecordError(ValueError):
+    """A match record (gdl's or ggp-base's JSON) that cannot be read; the message gives the JSON path."""
+
+
+class ViewerError(ValueError):
+    """The viewer's page cannot be served: its port is taken or not ours to use."""

@@ -10,14 +10,14 @@ from typing import TypeGuard
 
 import networkx as nx
 
-from gdl.check import check
+from gdl.check import CheckedProgram, check
 from gdl.datalog import evaluate
 from gdl.game import Game, State
 from gdl.syntax import Program
 from gdl.syntax.model import Constant, Function, Term
 
 #: Cell values drawn as an empty square.
-_BLANKS = {"b", "blank", "empty", "none", "nil"}
+BLANKS = {"b", "blank", "empty", "none", "nil"}
 #: A board axis of numbers is drawn with every number between its least and greatest up to this length.
 _MAX_FILLED_AXIS = 32
 
@@ -68,10 +68,10 @@ def _grid(
     the highest row on top. So files and ranks come out as in chess diagrams, connect four's first
     row is at the bottom, and breakthrough's white starts at the bottom."""
     value = {(str(c.args[0]), str(c.args[1])): spell(c.args[2]) for c in cells}
-    shown = {k: "." if v.lower() in _BLANKS else v for k, v in value.items()}
+    shown = {k: "." if v.lower() in BLANKS else v for k, v in value.items()}
     shown.update({square: "." for square in squares - set(shown)})
-    columns = _axis({x for x, _ in shown})
-    rows = _axis({y for _, y in shown})[::-1]
+    columns = axis({x for x, _ in shown})
+    rows = axis({y for _, y in shown})[::-1]
     width = max(len(t) for t in [*columns, *shown.values()])
     margin = max(len(r) for r in rows)
     lines = [" " * (margin + 3) + " ".join(c.rjust(width) for c in columns)]
@@ -88,19 +88,23 @@ def base_fluents(game: Game) -> frozenset[Term]:
     """The game's base propositions (every fluent its ``base`` rules name; none when it has no such
     rules), evaluated once per game from those rules and the static relations they use alone."""
     if game not in _BASES:
-        graph = game.checked.graph
-        found: frozenset[Term] = frozenset()
-        if "base" in graph:
-            needed = {"base"} | nx.descendants(graph, "base")
-            rules = tuple(r for r in game.checked.program.rules if r.head.relation in needed)
-            checked = check(Program(rules), game=False).checked
-            if checked is not None:
-                found = frozenset(args[0] for args in evaluate(checked).get("base", ()))
-        _BASES[game] = found
+        _BASES[game] = keyword_fluents(game.checked, "base")
     return _BASES[game]
 
 
-def _axis(labels: set[str]) -> list[str]:
+def keyword_fluents(checked: CheckedProgram, keyword: str) -> frozenset[Term]:
+    """The fluents a state-independent keyword (``base``, ``init``) names, evaluated from its rules and
+    the static relations they use alone."""
+    graph = checked.graph
+    if keyword not in graph:
+        return frozenset()
+    needed = {keyword} | nx.descendants(graph, keyword)
+    rules = tuple(r for r in checked.program.rules if r.head.relation in needed)
+    alone = check(Program(rules), game=False).checked
+    return frozenset() if alone is None else frozenset(args[0] for args in evaluate(alone).get(keyword, ()))
+
+
+def axis(labels: set[str]) -> list[str]:
     """Coordinates in order, numbers numerically; a short run of numbers (from 1, or from 0 when used)
     or of letters is completed, so that a board with few pieces, as in connect four, keeps its empty
     rows and columns."""

@@ -83,17 +83,18 @@ def _load(text: str, file: str, engine: str) -> gdl.Game:
 
 def play_one(
     text: str, file: str, engine: str, start_clock: float, play_clock: float,
-    specs: list[str], seed: int | None,
+    specs: list[str], seed: int | None, keep_record: bool = False,
 ) -> dict[str, Any]:
     """One match of the game ``text`` (named ``file``); ``specs`` are in role order. The game travels as
-    text, since a cluster's workers need not share the driver's files; the summary is small."""
+    text, since a cluster's workers need not share the driver's files; the summary is small, unless
+    ``keep_record`` adds the whole record (ggp-base JSON) as ``record``."""
     game = _load(text, file, engine)
     players = {
         role: make_player(spec, None if seed is None else seed * 100 + index)
         for index, (role, spec) in enumerate(zip(game.players, specs, strict=True))
     }
     record = Match(game, players, start_clock, play_clock, seed=seed).run()
-    return {
+    summary: dict[str, Any] = {
         "players": specs,
         "goals": [record.goals[r] for r in game.players] if record.completed else None,
         "errors": [record.error_count(r) for r in game.players],
@@ -104,6 +105,9 @@ def play_one(
         "steps": len(record.moves),
         "abortReason": record.abort_reason,
     }
+    if keep_record:
+        summary["record"] = record.to_json()
+    return summary
 
 
 def thinking_players(specs: list[str]) -> int:
@@ -123,11 +127,14 @@ def run_tournament(
     engine: str = "auto",
     progress: Callable[[int, int], None] | None = None,
     backend: Backend[Any] | None = None,
+    on_match: Callable[[int, dict[str, Any] | None, TournamentResult], None] | None = None,
 ) -> TournamentResult:
     """Play ``matches`` matches of the game in ``path`` between ``specs`` (one per role).
 
     They run on ``backend`` (see :mod:`gdl.backend`), by default ``jobs`` local processes. A match
     whose worker died is played again; one lost for good is recorded as aborted, with the reason.
+    ``on_match(i, record, so_far)`` is called as match ``i`` ends, with its record (ggp-base JSON; None
+    when it was lost) and the tournament so far (unfinished matches are ``None`` in ``so_far.matches``).
     """
     text = Path(path).read_text(encoding="utf-8")
     game = _load(text, path, engine)
@@ -141,7 +148,10 @@ def run_tournament(
         raise ValueError(f"the number of matches must be at least 1, got {matches}")
     k = len(specs)
     seats = [[(r + i) % k for r in range(k)] for i in range(matches)]
-    calls = [([specs[p] for p in seats[i]], None if seed is None else seed + i) for i in range(matches)]
+    calls: list[tuple[Any, ...]] = [
+        ([specs[p] for p in seats[i]], None if seed is None else seed + i, *([True] if on_match else []))
+        for i in range(matches)
+    ]
     summaries: list[dict[str, Any] | None] = [None] * matches
     with contextlib.ExitStack() as stack:
         if backend is None:
@@ -149,21 +159,30 @@ def run_tournament(
         common = (text, path, engine, start_clock, play_clock)
         outcomes = backend.map(play_one, calls, common=common, cpus=thinking_players(specs))
         for done, outcome in enumerate(outcomes, 1):
-            summaries[outcome.index] = _summary(outcome, *calls[outcome.index])
+            summaries[outcome.index] = summary = _summary(outcome, *calls[outcome.index][:2])
+            summary["seats"] = seats[outcome.index]
+            if on_match:
+                on_match(outcome.index, summary.pop("record", None), _tally(game, specs, summaries))
             if progress:
                 progress(done, matches)
+    return _tally(game, specs, summaries)
+
+
+def _tally(game: gdl.Game, specs: list[str], summaries: list[dict[str, Any] | None]) -> TournamentResult:
+    """The standings over the matches that have ended (the others are None)."""
     standings = [Standing(spec) for spec in specs]
     result = TournamentResult(game.name, game.players, standings, [])
-    for i, summary in enumerate(summaries):
-        assert summary is not None
-        summary["seats"] = seats[i]
-        result.matches.append(summary)
-        for role, player in enumerate(seats[i]):
+    for summary in summaries:
+        result.matches.append(summary)  # type: ignore[arg-type]  # None only while matches are played
+        if summary is None:
+            continue
+        seats = summary["seats"]
+        for role, player in enumerate(seats):
             standings[player].errors += summary["errors"][role]
         if summary["goals"] is None:
             result.aborted += 1
             continue
-        for role, player in enumerate(seats[i]):
+        for role, player in enumerate(seats):
             _score(standings[player], role, summary["goals"])
     return result
 

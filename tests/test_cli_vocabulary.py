@@ -22,6 +22,7 @@ from gdl.cli._common import (
     PLAY_CLOCK,
     START_CLOCK,
     output_file,
+    port_number,
     positive_int,
     positive_seconds,
 )
@@ -51,12 +52,13 @@ SHARED: dict[tuple[str, ...], tuple[Any, Any]] = {
     ("-j", "--jobs"): (positive_int, None),
     ("--cluster",): (None, None),
     ("-n", "--matches"): (positive_int, ANY),
+    ("--view",): (port_number, None),
 }
 #: Each command's own options, beyond the shared ones.
 OWN: dict[str, set[str]] = {
-    "check": {"--dynamic", "--reader", "--require"},
+    "check": {"--dynamic", "--reader", "--require", "--graph"},
     "bench": {"--batch", "--per-playout"},
-    "network": {"--table", "--dot", "--graphml", "--max-atoms"},
+    "network": {"--table", "--dot", "--graphml", "--max-atoms", "--picture"},
     "solve": {"--method", "--iterations"},
     "convert": set(),
     "play": {"--reveal"},
@@ -64,6 +66,8 @@ OWN: dict[str, set[str]] = {
     "serve": {"--port", "--host", "--name", "--margin", "--capacity", "--threads", "--cors", "--memory"},
     "tournament": set(),
     "bandits": {"--lp", "--kif", "--max-nodes"},
+    "view": {"--game", "--port"},
+    "graph": {"--dot"},
 }
 #: Spellings that once were options and must not be offered any more (they may live on, hidden).
 RETIRED = {"--seconds", "--budget", "--max-seconds", "--players", "--startclock", "--playclock"}

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from gdl import __version__
 
 #: Subcommand modules, in the order ``gdl --help`` lists them.
-COMMANDS = ("check", "bench", "play", "solve", "convert", "bandits", "tournament", "serve", "host", "network")
+COMMANDS = ("check", "bench", "play", "solve", "convert", "bandits", "tournament", "serve", "host", "network",
+            "view", "graph")
 
 
 def build_parser() -> argparse.ArgumentParser:

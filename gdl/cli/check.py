@@ -26,6 +26,7 @@ from gdl.cli._common import (
     positive_int,
     source_text,
 )
+from gdl.cli.graph import draw_graph
 from gdl.diagnostics import Diagnostic, Level, has_errors
 from gdl.syntax.reader import READERS
 from gdl.wellformed import PROPERTIES, REQUIRED, check_files
@@ -64,6 +65,11 @@ required property fails), 2 when a file cannot be read or the command line is wr
         help="with --dynamic: the properties whose failure is an error (exit status 1), comma-separated, "
         f"or 'all'; the failure of any other is a warning (default: {','.join(REQUIRED)}; "
         f"properties: {','.join(PROPERTIES)})",
+    )
+    parser.add_argument(
+        "--graph", nargs="?", const=".", metavar="DIR",
+        help="also draw each game's dependency graph with its problems marked (GAME.graph.svg in DIR, "
+        "default the current directory; see gdl graph) and link it after the diagnostics",
     )
     add_engine_option(parser)
     add_cluster_options(parser, "with --dynamic: games explored at once")
@@ -108,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     diagnostics: list[Diagnostic] = []
     texts: dict[str, str] = {}
+    links: list[str] = []
     unreadable = False
     for name in args.files:
         text = source_text(Path(name))
@@ -118,6 +125,11 @@ def run(args: argparse.Namespace) -> int:
             continue
         texts[name] = text
         diagnostics.extend(check_text(text, name, reader=args.reader).diagnostics)
+        if args.graph:
+            link = draw_graph(name, text, args.graph)
+            if link is None:
+                return 2
+            links += [] if args.json else [link]
     if args.dynamic and not unreadable and (args.cluster or args.jobs):
         return check_many(args, texts, diagnostics)
     if args.dynamic and not unreadable:
@@ -126,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
             emit=lambda data: emit_json(args, data, "check"),
         )
     report(diagnostics, len(args.files), args.json)
+    print(*links, sep="\n", end="\n" if links else "")
     if not emit_json(args, lambda: [d.to_json() for d in diagnostics], "check") or unreadable:
         return 2
     return 1 if has_errors(diagnostics) else 0

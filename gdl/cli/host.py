@@ -26,8 +26,10 @@ from gdl.cli._common import (
 )
 from gdl.cli.play import show_step
 from gdl.cli.serve import configure_logging
-from gdl.errors import PlayerSpecError, UnknownRoleError
+from gdl.cli.view import MatchViewer, add_view_option
+from gdl.errors import HintsError, PlayerSpecError, UnknownRoleError, ViewerError
 from gdl.game import Game
+from gdl.match import MatchRecord
 from gdl.protocol.manager import GRACE, host
 
 
@@ -61,6 +63,7 @@ Exit status: 0 the match completed, 1 it was aborted, 2 unusable input.""",
     parser.add_argument("--quiet", "-q", action="store_true", help="show only the result")
     parser.add_argument("--verbose", "-v", action="store_true", help="log every message and reply")
     add_engine_option(parser)
+    add_view_option(parser, "the match")
     parser.set_defaults(run=run)
 
 
@@ -98,11 +101,18 @@ def run(args: argparse.Namespace) -> int:
         if not args.json:
             shown = ", ".join(f"{role} = {spec}" for role, spec in players.items())
             print(f"{game.name}: {shown}", flush=True)
+        viewer = None if args.view is None else MatchViewer(game, args.game, args.view)
+        hooks = [h for h in (None if args.quiet or args.json else show_step, viewer and viewer.on_step) if h]
+
+        def on_step(record: MatchRecord) -> None:
+            for hook in hooks:
+                hook(record)
+
         record = host(
             game, players, start_clock, play_clock, grace=args.grace, max_steps=args.max_steps,
-            seed=args.seed, on_step=None if args.quiet or args.json else show_step,
+            seed=args.seed, on_step=on_step,
         )
-    except (PlayerSpecError, UnknownRoleError) as problem:
+    except (PlayerSpecError, UnknownRoleError, HintsError, ViewerError) as problem:
         print(f"gdl host: {problem}", file=sys.stderr)
         return 2
     spell = game.spell
@@ -123,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
             f" (first error: {record.errors[0][role]})",
             file=sys.stderr,
         )
+    if viewer:
+        viewer.finish(record)
     return 0 if record.completed and not silent else 1
 
 

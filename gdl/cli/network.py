@@ -27,6 +27,7 @@ from gdl.errors import GameTooLargeError
 from gdl.ground.grounding import value_text
 from gdl.ground.instantiate import DEFAULT_MAX_ATOMS, DEFAULT_MAX_SECONDS, instantiate
 from gdl.ground.propnet import FALSE, TRUE, PropNet, build
+from gdl.view.network import network_svg
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,6 +40,7 @@ their atoms; --table prints one Markdown table row per game instead.""",
         [
             "gdl network games/tictactoe.kif",
             "gdl network games/nim.kif --dot nim.dot",
+            "gdl network games/tictactoe.kif --picture tictactoe.network.svg",
             "gdl network games/*.kif --table --time-limit 5",
         ],
     )
@@ -46,6 +48,8 @@ their atoms; --table prints one Markdown table row per game instead.""",
     parser.add_argument("--table", action="store_true", help="one Markdown table row per game")
     parser.add_argument("--dot", metavar="FILE", type=output_file, help="write the network as Graphviz DOT")
     parser.add_argument("--graphml", metavar="FILE", type=output_file, help="write the network as GraphML")
+    parser.add_argument("--picture", metavar="FILE", type=output_file,
+                        help="draw the summary (nodes by kind, gates by depth) as SVG")
     parser.add_argument(
         "--max-atoms", type=positive_int, default=DEFAULT_MAX_ATOMS, metavar="N",
         help=f"atom budget of instantiation (default {DEFAULT_MAX_ATOMS})",
@@ -145,6 +149,8 @@ def _one(path: Path, args: argparse.Namespace) -> int:
     for name, count in sizes.items():
         print(f"  {name}: {count}")
     if args.dot and not write_text(args.dot, _dot(net), "network"):
+        return 2
+    if args.picture and not write_text(args.picture, network_svg(net, path.stem), "network"):
         return 2
     if args.graphml:
         exported = graph(net)

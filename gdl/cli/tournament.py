@@ -25,6 +25,7 @@ from gdl.cli._common import (
     positive_int,
     read_source,
 )
+from gdl.cli.view import TournamentViewer, add_view_option
 from gdl.errors import PlayerSpecError
 from gdl.players import PLAYER_KINDS
 from gdl.tournament import TournamentResult, run_tournament
@@ -57,6 +58,7 @@ the kind (mcts:iterations=200,c=1.0).""",
     add_json_options(parser, "the standings and every match", file_was_json=True)
     add_engine_option(parser)
     add_cluster_options(parser, "parallel processes")
+    add_view_option(parser, "the standings and each match")
     parser.set_defaults(run=run)
 
 
@@ -81,10 +83,12 @@ def run(args: argparse.Namespace) -> int:
         specs = args.player
         if not specs:
             raise PlayerSpecError("no players: give a --player per role")
+        viewer = None if args.view is None else TournamentViewer(args.game, args.view)
         with open_backend(args.cluster, args.jobs) as backend:
             result = run_tournament(
                 args.game, specs, args.matches, start_clock=args.start_clock, play_clock=args.play_clock,
                 seed=args.seed, engine=args.engine, progress=CountBar("matches"), backend=backend,
+                on_match=viewer.on_match if viewer else None,
             )
         for note in backend.notes:
             print(f"gdl tournament: note: {note}", file=sys.stderr)
@@ -96,7 +100,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not args.json:
         print(table(result))
-    return 0 if emit_json(args, result.to_json, "tournament") else 2
+    status = 0 if emit_json(args, result.to_json, "tournament") else 2
+    if viewer:
+        viewer.finish()
+    return status
 
 
 def table(result: TournamentResult) -> str:
