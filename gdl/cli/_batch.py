@@ -16,17 +16,19 @@ from typing import Any
 from gdl.backend import open_backend
 from gdl.batch import GameRun, check_game, run_games, solve_game
 from gdl.cli._common import CountBar, emit_json, read_source
+from gdl.cli._dynamic import record_report
 from gdl.diagnostics import Diagnostic, Level
 from gdl.solve import Solution
-from gdl.wellformed import PROPERTIES, Report, record_report
+from gdl.wellformed import PROPERTIES, Report
 
 #: Column headings of the check table, one per property of :data:`gdl.wellformed.PROPERTIES`.
 _HEADINGS = ("term", "play", "goals", "mono", "weak", "strong")
 
 
 def check_many(args: argparse.Namespace, texts: dict[str, str], diagnostics: Sequence[Diagnostic]) -> int:
-    """Explore every game without errors; 0 when no required property fails, 1 when one does or a game
-    has errors or could not be explored, 2 for bad options, 130 when interrupted."""
+    """Explore every game without errors; 0 when every required property is proven, 1 when one fails
+    or is not decided or a game has errors or could not be explored, 2 for bad options, 130 when
+    interrupted."""
     status = 0
     results: dict[str, dict[str, Any]] = {}
     games: list[tuple[str, str]] = []
@@ -44,8 +46,7 @@ def check_many(args: argparse.Namespace, texts: dict[str, str], diagnostics: Seq
     def show(run: GameRun) -> None:
         result = results[run.file]
         if run.problem is None:
-            interrupted = 130 if run.result.interrupted else 0
-            statuses.append(max(record_report(run.result, args.require, result, args.json), interrupted))
+            statuses.append(record_report(run.result, args.require, result, args.json))
         else:
             print(f"gdl check: {run.file}: {run.problem}", file=sys.stderr)
             result["problem"] = run.problem
@@ -136,11 +137,15 @@ def _check_table(runs: list[GameRun], required: Sequence[str]) -> str:
             run.file, str(report.reachable_states), "all" if report.complete else "some",
             *(_verdict(report.verdict(name)) for name in PROPERTIES), f"{report.seconds:.1f}",
         ])
-    failed = sum(run.problem is not None or bool(run.result.violations(required)) for run in runs)
+    verdicts = [False if run.problem is not None else run.result.well_formed(required) for run in runs]
     header = ("game", "states", "explored", *_HEADINGS, "seconds")
     table = _table(header, "lrl" + "l" * len(PROPERTIES) + "r", rows)
     names = ", ".join(name.replace("_", " ") for name in required) or "nothing"
-    return f"{table}\n{len(runs)} game(s) explored: {failed} not well-formed (required: {names})"
+    counts = (
+        f"{verdicts.count(True)} well-formed, {verdicts.count(False)} not well-formed (or not explored), "
+        f"{verdicts.count(None)} undecided"
+    )
+    return f"{table}\n{len(runs)} game(s) explored: {counts} (required: {names})"
 
 
 def _solve_table(runs: list[GameRun]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import threading
@@ -17,6 +18,7 @@ from gdl.check import CheckedProgram, check_text
 from gdl.diagnostics import Diagnostic, error
 from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS, ENGINES
 from gdl.errors import InvalidGameError
+from gdl.wellformed_report import Progress
 
 
 def source_text(path: Path) -> str | Diagnostic:
@@ -185,6 +187,14 @@ class StatusLine:
     def states(self, states: int, seconds: float) -> None:
         """A progress function of :func:`gdl.solve.solve`: the states searched so far."""
         self.say(f"{states} states searched, {seconds:.0f} s")
+
+    def explored(self, progress: Progress) -> None:
+        """A progress function of :func:`gdl.wellformed.analyse`: a bar of the state budget used."""
+        filled = math.floor(30 * min(1.0, progress.states / max(progress.max_states, 1)))
+        self.say(
+            f"[{'#' * filled}{'.' * (30 - filled)}] {progress.states} states, {progress.frontier} to expand, "
+            f"depth {progress.depth}, {progress.seconds:.0f} s"
+        )
 
     def close(self) -> None:
         """Erase the line, before other output is printed."""
