@@ -18,6 +18,7 @@ from gdl.batch import GameRun, check_game, run_games, solve_game
 from gdl.cli._common import CountBar, emit_json, read_source
 from gdl.cli._dynamic import record_report
 from gdl.diagnostics import Diagnostic, Level
+from gdl.extensive.solving import ExtensiveSolution
 from gdl.solve import Solution
 from gdl.wellformed import PROPERTIES, Report
 
@@ -64,14 +65,16 @@ def check_many(args: argparse.Namespace, texts: dict[str, str], diagnostics: Seq
 
 
 def solve_many(args: argparse.Namespace, files: Sequence[str]) -> int:
-    """Solve every game; 0 when all are solved, 1 when some is not, 2 when a file cannot be read."""
+    """Solve every game as ``gdl solve`` does one alone; 0 when all are solved, 1 when some is not, 2
+    when a file cannot be read."""
     games = [(file, text) for file in files if (text := read_source(Path(file), "solve")) is not None]
 
     def show(run: GameRun) -> None:
         if run.problem is not None:
             print(f"gdl solve: {run.file}: {run.problem}", file=sys.stderr)
 
-    runs = _run("solve", args, solve_game, games, (args.engine, args.time_limit, args.max_states), show)
+    arguments = (args.engine, args.time_limit, args.max_states, args.method or "lp", args.iterations or 1000)
+    runs = _run("solve", args, solve_game, games, arguments, show)
     if args.json:
         print(json.dumps([_solution_json(run) for run in runs], indent=2))
     else:
@@ -142,7 +145,7 @@ def _check_table(runs: list[GameRun], required: Sequence[str]) -> str:
     table = _table(header, "lrl" + "l" * len(PROPERTIES) + "r", rows)
     names = ", ".join(name.replace("_", " ") for name in required) or "nothing"
     counts = (
-        f"{verdicts.count(True)} well-formed, {verdicts.count(False)} not well-formed (or not explored), "
+        f"{verdicts.count(True)} well-formed, {verdicts.count(False)} not well-formed or not explored, "
         f"{verdicts.count(None)} undecided"
     )
     return f"{table}\n{len(runs)} game(s) explored: {counts} (required: {names})"
@@ -151,17 +154,25 @@ def _check_table(runs: list[GameRun], required: Sequence[str]) -> str:
 def _solve_table(runs: list[GameRun]) -> str:
     rows = []
     for run in runs:
-        solution: Solution | None = run.result
+        solution: Solution | ExtensiveSolution | None = run.result
         if solution is None:
             rows.append([run.file, f"error: {run.problem}"])
         elif not solution.solved:
             rows.append([run.file, solution.reason, "-", str(solution.states), f"{solution.seconds:.2f}"])
         else:
-            value = ", ".join(f"{role} {v}" for role, v in solution.value.items())
+            value = ", ".join(f"{role} {v}" for role, v in _exact_value(solution).items())
             rows.append([run.file, "solved", value, str(solution.states), f"{solution.seconds:.2f}"])
     solved = sum(run.result is not None and run.result.solved for run in runs)
     table = _table(("game", "result", "value", "states", "seconds"), "lllrr", rows)
     return f"{table}\n{solved} of {len(runs)} game(s) solved"
+
+
+def _exact_value(solution: Solution | ExtensiveSolution) -> dict[str, Any]:
+    """Each player's value as it is proven, in fractions (an extensive-form game's in payoffs, as
+    ``gdl solve`` shows it alone)."""
+    if isinstance(solution, ExtensiveSolution):
+        return dict(solution.exact or solution.value)
+    return dict(solution.exact_value or solution.value)
 
 
 def _solution_json(run: GameRun) -> dict[str, Any]:
