@@ -13,8 +13,6 @@ from conftest import GAMES
 from gdl.cli import main
 from gdl.extensive import load_extensive
 from gdl.extensive.best_response import exploitability
-from gdl.extensive.exact import as_fractions, best_response, check_profile, expected_payoffs
-from gdl.extensive.solving import solve_extensive
 
 KUHN, MONTY, TICTACTOE = (str(GAMES / name) for name in ("kuhn.kif", "montyhall.kif", "tictactoe.kif"))
 
@@ -59,6 +57,8 @@ def test_monty_hall_is_solved_exactly_by_switching(capsys: pytest.CaptureFixture
 
 
 def test_the_best_policy_is_worth_what_it_earns_and_staying_a_third() -> None:
+    from gdl.extensive.exact import best_response, expected_payoffs
+
     game = load_extensive(MONTY)
     best = best_response(game, "candidate", {})
     assert best.value == Fraction(200, 3)
@@ -74,6 +74,8 @@ def test_the_best_policy_is_worth_what_it_earns_and_staying_a_third() -> None:
 
 
 def test_exact_best_responses_agree_with_the_floating_point_ones() -> None:
+    from gdl.extensive.exact import as_fractions, check_profile
+
     game = load_extensive(GAMES / "kuhn.efg")
     uniform = {key: {a: 1 / len(s.actions) for a in s.actions} for key, s in game.infosets.items()}
     exact = check_profile(game, as_fractions(uniform))
@@ -86,6 +88,8 @@ def test_exact_best_responses_agree_with_the_floating_point_ones() -> None:
 
 
 def test_a_game_is_solved_only_when_exact_best_responses_prove_the_value() -> None:
+    from gdl.extensive.solving import solve_extensive
+
     game = load_extensive(GAMES / "kuhn.efg")
     lp = solve_extensive(game)
     assert lp.solved and lp.exact == {"1": Fraction(-1, 18), "2": Fraction(1, 18)}

@@ -97,19 +97,19 @@ def test_every_bundled_game_with_a_small_budget_is_honest(capsys: pytest.Capture
     assert compared == ["buttons", "kuhn", "leduc", "montyhall", "nim", "rps", "spoof", "tictactoe"]
 
 
-#: One corpus game in a process of its own: the JSON of the small budget's check, its exit status and
-#: a larger exploration's report (or null when that one is not complete).
+#: One corpus game in a process of its own: the JSON ``gdl check --dynamic --json --max-states 100
+#: --require all --time-limit 4`` prints for it and its policy line and exit status (the game loaded
+#: once for both explorations), and a larger exploration's report (null when that one is not complete).
 _CHILD = """
-import contextlib, io, json, sys
+import json, sys
 import gdl
-from gdl.cli import main
-from gdl.wellformed import analyse
-path = sys.argv[1]
-out = io.StringIO()
-with contextlib.redirect_stdout(out):
-    status = main(["check", "--dynamic", "--json", path, "--max-states", "100", "--require", "all"])
-large = analyse(gdl.load(path), max_states=20_000, seconds=5)
-print(json.dumps({"small": json.loads(out.getvalue()), "status": status,
+from gdl.cli._dynamic import policy_line, record_report
+from gdl.wellformed import PROPERTIES, analyse
+game = gdl.load(sys.argv[1])
+small, result = analyse(game, max_states=100, seconds=4), {}
+status = record_report(small, PROPERTIES, result, as_json=True)
+large = analyse(game, max_states=20_000, seconds=5)
+print(json.dumps({"small": result, "status": status, "line": policy_line(small, PROPERTIES),
                   "large": large.to_json() if large.complete else None}))
 """
 
@@ -146,6 +146,8 @@ def test_no_corpus_game_is_called_well_formed_without_proof(corpus: Path) -> Non
             continue
         small, status = found["small"], found["status"]
         assert small["well_formed"] is not True or all(small[p] is True for p in PROPERTIES), path.stem
+        assert (": well-formed" in found["line"]) == (small["well_formed"] is True), found["line"]
+        print(path.stem, small["well_formed"], small["undecided"], found["large"] is not None, flush=True)
         if small["well_formed"] is None:
             undecided.append(path.stem)
         if found["large"] is not None:
