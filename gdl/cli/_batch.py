@@ -15,7 +15,7 @@ from typing import Any
 
 from gdl.backend import open_backend
 from gdl.batch import GameRun, check_game, run_games, solve_game
-from gdl.cli._common import CountBar, emit_json, read_source
+from gdl.cli._common import StatusLine, emit_json, read_source
 from gdl.cli._dynamic import record_report
 from gdl.diagnostics import Diagnostic, Level
 from gdl.extensive.solving import ExtensiveSolution
@@ -95,12 +95,13 @@ def _run(
     """Run the games on the backend ``--cluster`` and ``--jobs`` name, showing each as it finishes."""
     if not games:
         return []
-    bar = CountBar("games")
+    line = StatusLine(command)
+    count = line.counter("games")
 
-    def done(run: GameRun, count: int) -> None:
-        bar.clear()
+    def done(run: GameRun, finished: int) -> None:
+        line.close()
         show(run)
-        bar(count, len(games))
+        count(finished, len(games))
 
     with open_backend(args.cluster, args.jobs) as backend:
         runs = run_games(backend, task, games, arguments, done)
