@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -32,6 +32,7 @@ DENOMINATORS = (1_000, 1_000_000_000)
 
 #: The methods of :func:`solve_extensive` for two players.
 METHODS = ("lp", "cfr")
+_SOLVERS = {"lp": "the LP", "cfr": "CFR+"}
 
 
 @dataclass(frozen=True)
@@ -147,9 +148,10 @@ def solve_extensive(
     low, high = bounds[first]
     reason = (
         f"not solved exactly: the value of {first} lies between {float(low):.15g} and {float(high):.15g} "
-        f"(proven by exact best responses), but the strategies {method} found are not an exact equilibrium"
+        f"(proven by exact best responses), but the strategies {_SOLVERS[method]} found are not an exact "
+        "equilibrium"
     )
-    return ExtensiveSolution(**{**solution.__dict__, "reason": reason})
+    return replace(solution, reason=reason)
 
 
 def _one_player(game: ExtensiveGame, start: float) -> ExtensiveSolution:
