@@ -21,6 +21,8 @@ from typing import Any
 
 from gdl.backend import Backend
 from gdl.errors import InvalidGameError
+from gdl.extensive import ExtensiveGameError, NotExtensiveError, is_extensive_text, read_extensive
+from gdl.extensive.solving import solve_extensive
 from gdl.game import Game, parse
 from gdl.solve import Solution, solve
 from gdl.wellformed import Report, analyse
@@ -44,9 +46,25 @@ def check_game(text: str, file: str, engine: str, max_states: int, seconds: floa
 
 
 def solve_game(
-    text: str, file: str, engine: str, budget: float, max_states: int | None
+    text: str,
+    file: str,
+    engine: str,
+    budget: float,
+    max_states: int | None,
+    method: str = "lp",
+    iterations: int = 1000,
 ) -> GameRun:
-    """Solve one game (:func:`gdl.solve.solve`)."""
+    """Solve one game as ``gdl solve`` does a file alone: an extensive-form game (GDL-II with nature or
+    percepts, .efg, .json) by :func:`gdl.extensive.solving.solve_extensive`, any other GDL game, or a
+    GDL-II game without an extensive form gdl solves, by :func:`gdl.solve.solve` (which says why)."""
+    if is_extensive_text(text, file):
+        try:
+            extensive = read_extensive(text, file)
+            return GameRun(file, extensive.title, solve_extensive(extensive, method, iterations, budget))
+        except NotExtensiveError:
+            pass
+        except ExtensiveGameError as problem:  # a bad file, an LP that failed or ran out of time
+            return GameRun(file, problem=str(problem))
     return _guarded(file, text, engine, lambda game: solve(game, budget, max_states))
 
 

@@ -30,6 +30,7 @@ from gdl.check import CheckedProgram, check
 from gdl.engines.base import Reasoner, goal_number
 from gdl.errors import (
     GameDefinitionError,
+    GameTooLargeError,
     IllegalMoveError,
     InvalidGameError,
     InvalidStateError,
@@ -95,18 +96,44 @@ class Game:
         """The state with exactly these fluents: terms, their KIF texts, or one text of them all
         (``"(cell 1 1 x) (control oplayer)"``).
 
-        Raises :class:`InvalidStateError` for a fluent that is not ground or that no ``init`` fact and no
-        ``next`` rule of this game can make true (e.g. a fluent of another game), and
-        :class:`KifSyntaxError` for text that is not terms.
+        Raises :class:`InvalidStateError`, whatever the engine, for a fluent that is not ground or that can
+        never hold in this game: no ``init`` fact and no ``next`` rule can make it true (e.g. a fluent of
+        another game), or none can from any state the rules reach when every negation is left out (the
+        instantiation of :mod:`gdl.ground`; a game too large for it within the budget of
+        ``engine="auto"`` is checked against the rules' heads only). Raises :class:`KifSyntaxError` for
+        text that is not terms.
         """
         terms = parse_terms(fluents) if isinstance(fluents, str) else [as_term(f) for f in fluents]
         for term in terms:
             if not term.is_ground():
                 raise InvalidStateError(f"fluent {str(term)!r} is not ground")
             patterns = self._fluent_patterns.get(_key(term), []) + self._fluent_patterns.get(None, [])
-            if not any(_matches(pattern, term) for pattern in patterns):
+            if not any(_matches(pattern, term) for pattern in patterns) or not self._can_hold(term):
                 raise InvalidStateError(f"fluent {str(term)!r} is never true in game {self.name!r}")
-        return State(self, self.reasoner.from_fluents(terms))
+        try:
+            return State(self, self.reasoner.from_fluents(terms))
+        except GameDefinitionError as problem:  # an engine that knows still fewer fluents that can hold
+            raise InvalidStateError(str(problem)) from None
+
+    def _can_hold(self, fluent: Term) -> bool:
+        return self._possible_fluents is None or fluent in self._possible_fluents
+
+    @cached_property
+    def _possible_fluents(self) -> frozenset[Term] | None:
+        """Every fluent that can ever hold: the ``true`` atoms of the relaxed instantiation (negations
+        left out), the same whatever the engine; None (any fluent) when the game is too large to
+        instantiate within the budget of ``engine="auto"``."""
+        from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS
+        from gdl.ground.grounding import Grounding, term_of
+        from gdl.ground.instantiate import instantiate
+
+        grounding = getattr(self.reasoner, "grounding", None)  # the compiled engine's own
+        if not isinstance(grounding, Grounding):
+            try:
+                grounding = instantiate(self.checked, AUTO_MAX_ATOMS, AUTO_MAX_SECONDS)
+            except GameTooLargeError:
+                return None
+        return frozenset(term_of(value) for value in grounding.fluents)
 
     @cached_property
     def _fluent_patterns(self) -> dict[tuple[str, int] | None, list[Term]]:

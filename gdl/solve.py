@@ -63,6 +63,8 @@ class Solution:
     notes: list[str] = field(default_factory=list)
     #: Mixed strategies at the start (role -> move -> probability); only for :data:`MIXED_MINIMAX`.
     strategies: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: ``value`` exactly, as fractions (``"100/3"``): the search computes it in exact arithmetic.
+    exact_value: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -75,6 +77,7 @@ class Solution:
             "reason": self.reason,
             "notes": self.notes,
             "strategies": self.strategies,
+            "exact_value": self.exact_value,
         }
 
 
@@ -165,6 +168,7 @@ def solve(
     solution = Solution(
         True, concept, {r: _number(v) for r, v in zip(roles, values[root], strict=True)}, pv, len(nodes),
         time.monotonic() - started, notes=notes,
+        exact_value={r: str(Fraction(v)) for r, v in zip(roles, values[root], strict=True)},
     )
     if concept == MIXED_MINIMAX:
         node = nodes[root]
@@ -209,7 +213,10 @@ def _solved_natively(
     ]
     value: dict[str, int | float] = {role: int(valued[0][0, r]) for r, role in enumerate(roles)}
     pv = principal_variation(found, valued[2])
-    return Solution(True, concept, value, pv, count, time.monotonic() - started, notes=notes)
+    return Solution(
+        True, concept, value, pv, count, time.monotonic() - started, notes=notes,
+        exact_value={role: str(number) for role, number in value.items()},
+    )
 
 
 def _imperfect_information(game: Game) -> str:

@@ -21,24 +21,22 @@ the game has percepts (a player who does not may be unable to force what the ver
 
 from __future__ import annotations
 
+import importlib
 import itertools
-import json
-import math
 import random
-import sys
 import time
+import warnings
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any, TextIO
+from typing import Any
 
 import networkx as nx
 
-from gdl.diagnostics import Diagnostic, Level
 from gdl.engines.base import goal_number
 from gdl.errors import GameDefinitionError
-from gdl.game import Game, State, load
+from gdl.game import Game, State
 from gdl.syntax.model import Term
 from gdl.wellformed_report import (
     PROPERTIES,
@@ -52,10 +50,6 @@ from gdl.wellformed_report import (
     Verdict,
 )
 
-__all__ = [
-    "PROPERTIES", "REQUIRED", "Counterexample", "Progress", "ProgressBar", "Report", "Simulation", "Verdict",
-    "analyse", "check_files",
-]
 
 @dataclass(slots=True)
 class _Node:
@@ -319,8 +313,8 @@ class _Analysis:
 
     # -- winnability -------------------------------------------------------------------------------
 
-    def forced_win(self, role: str, optimistic: bool) -> bool:
-        """Whether ``role`` can force goal 100 from the initial state in the explored graph.
+    def forced_wins(self, role: str, optimistic: bool) -> list[bool]:
+        """Per explored state, whether ``role`` can force goal 100 from it in the explored graph.
 
         Retrograde analysis (the least fixpoint of an AND-OR search): a state is won when it is
         terminal with goal 100, or when the role has a move such that every joint move with it leads
@@ -350,14 +344,40 @@ class _Analysis:
                 if pending[key] == 0 and not won[key[0]]:
                     won[key[0]] = True
                     queue.append(key[0])
-        return won[0]
+        return won
+
+    def refutation(self, role: str, won: list[bool]) -> tuple[str, Callable[[], Moves], int | None]:
+        """A play that keeps ``role`` from goal 100, where ``won`` (an upper bound, unexpanded states
+        counted as won) says it cannot force it from the initial state: the role plays its first legal
+        move in KIF text order and the others (nature too) answer with the first joint move that
+        leads to a state not won. Every state on the way is expanded, so the play ends in a terminal
+        state or returns to a state it passed (the cycle's start is returned with it)."""
+        me = self.roles.index(role)
+        node_id, on_path = 0, {0: 0}
+        steps: list[tuple[str, ...]] = []
+        while not self.nodes[node_id].terminal:
+            edges = self.nodes[node_id].edges or []
+            if not edges:
+                return "the play reaches a state where a role has no legal move", partial(tuple, steps), None
+            mine = min((joint[me] for joint, _ in edges), key=str)
+            joint, node_id = next((j, c) for j, c in edges if j[me] == mine and not won[c])
+            steps.append(_text(joint))
+            if node_id in on_path:
+                return "the play returns to a state it passed", partial(tuple, steps), on_path[node_id]
+            on_path[node_id] = len(steps)
+        goal = (self.nodes[node_id].goals or {}).get(role)
+        end = f"the play ends with {role} at {goal if goal is not None else 'no goal value'}"
+        return end, partial(tuple, steps), None
 
     def check_winnability(self) -> tuple[Verdict, Verdict]:
         losers = [role for role in self.players if self.best.get(role, (-1, ()))[0] < 100]
         weak: Verdict = True if not losers else (False if self.complete else None)
-        if any(self.forced_win(role, optimistic=False) for role in self.players):
-            strong: Verdict = True
-        elif self.complete or not any(self.forced_win(role, optimistic=True) for role in self.players):
+        upper = {role: self.forced_wins(role, optimistic=True) for role in self.players if self.nodes}
+        if not self.nodes:  # interrupted before the initial state was known
+            strong: Verdict = None
+        elif any(self.forced_wins(role, optimistic=False)[0] for role in self.players):
+            strong = True
+        elif self.complete or not any(won[0] for won in upper.values()):
             strong = False
         else:
             strong = None
@@ -367,6 +387,15 @@ class _Analysis:
         if strong is False and len(self.roles) == 1:
             best, moves = self.shortfall(self.roles[0])
             self.fail("strongly_winnable", f"a single-player game must be winnable; {best}", moves)
+        elif strong is False and self.players:
+            role = self.players[0]
+            others = "nature" if len(self.players) == 1 else "the others"
+            end, moves, cycle_start = self.refutation(role, upper[role])
+            message = (
+                f"no role can force goal 100; whatever {role} plays, {others} can keep it from 100: "
+                f"here {role} plays its first move each time, and {end}"
+            )
+            self.fail("strongly_winnable", message, moves, cycle_start)
         return weak, strong
 
     def shortfall(self, role: str) -> tuple[str, Callable[[], Moves]]:
@@ -485,109 +514,21 @@ def analyse(
     return analysis.report()
 
 
-class ProgressBar:
-    """A one-line progress display on a terminal stream; does nothing on other streams."""
-
-    def __init__(self, stream: TextIO | None = None) -> None:
-        # sys.stderr looked up now, not at import: it may have been replaced since (tests, IDEs)
-        self.stream = sys.stderr if stream is None else stream
-        self.active = self.stream.isatty()
-
-    def __call__(self, progress: Progress) -> None:
-        if not self.active:
-            return
-        filled = math.floor(30 * min(1.0, progress.states / max(progress.max_states, 1)))
-        self.stream.write(
-            f"\r[{'#' * filled}{'.' * (30 - filled)}] {progress.states} states, "
-            f"{progress.frontier} to expand, depth {progress.depth}, {progress.seconds:.0f} s "
-        )
-        self.stream.flush()
-
-    def close(self) -> None:
-        """Erase the progress line."""
-        if self.active:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
+#: Names that moved to the command line (:mod:`gdl.cli._dynamic`):
+#: still found here, with a DeprecationWarning, for one release.
+_MOVED = {"check_files": "gdl.cli._dynamic", "record_report": "gdl.cli._dynamic"}
 
 
-def check_files(
-    files: Sequence[str],
-    diagnostics: Sequence[Diagnostic],
-    max_states: int,
-    seconds: float,
-    as_json: bool,
-    engine: str = "auto",
-    required: Sequence[str] = REQUIRED,
-    emit: Callable[[Any], bool] | None = None,
-) -> int:
-    """``gdl check --dynamic``: print the static diagnostics and a report per valid game.
-
-    The exit status is 0 when no required property fails (the failure of another is a warning), 1 when
-    one does (or a game has errors), 130 when interrupted; with ``as_json`` each game gives an object
-    with the report's keys plus ``file``, ``diagnostics``, ``required`` and ``violations`` (a list of
-    objects when there are several files). ``emit``, when given, is handed that JSON instead of its being
-    printed, and returns False when it could not be written (exit status 2).
-    """
-    if max_states < 1 or not seconds > 0:
-        print("gdl check: --max-states must be at least 1 and --seconds positive", file=sys.stderr)
-        return 2
-    status = 0
-    results: list[dict[str, Any]] = []
-    for file in files:
-        own = [d for d in diagnostics if d.file == file]
-        result: dict[str, Any] = {"file": file, "diagnostics": [d.to_json() for d in own]}
-        results.append(result)
-        if not as_json:
-            for diagnostic in own:
-                print(diagnostic.format())
-        if any(d.level is Level.ERROR for d in own):
-            status = 1
-            continue
-        bar = ProgressBar()
-        try:
-            report = analyse(load(file, engine), max_states, seconds, progress=bar)
-        except ValueError as problem:  # a run-time promise of GDL the reasoner could not keep
-            print(f"gdl check: {file}: {problem}", file=sys.stderr)
-            status = 1
-            continue
-        except (MemoryError, RecursionError) as problem:
-            print(
-                f"gdl check: {file}: the reasoner ran out of resources ({type(problem).__name__})",
-                file=sys.stderr,
-            )
-            status = 1
-            continue
-        finally:
-            bar.close()
-        status = max(status, record_report(report, required, result, as_json))
-        if report.interrupted:
-            status = 130
-            break
-    data = results[0] if len(files) == 1 else results
-    if emit is not None:
-        return status if emit(data) else 2
-    if as_json:
-        print(json.dumps(data, indent=2))
-    return status
-
-
-def record_report(report: Report, required: Sequence[str], result: dict[str, Any], as_json: bool) -> int:
-    """Add a game's report to its JSON ``result`` and print it (unless ``as_json``) under the policy
-    ``required``; the exit status it calls for: 1 when a required property fails, else 0."""
-    violations = report.violations(required)
-    result.update(report.to_json(), required=list(required), violations=violations)
-    if not as_json:
-        print(report.format())
-        print(_policy_line(report, required, violations))
-    return 1 if violations else 0
-
-
-def _policy_line(report: Report, required: Sequence[str], violations: list[str]) -> str:
-    names = ", ".join(name.replace("_", " ") for name in required) or "nothing"
-    warned = [c.property.replace("_", " ") for c in report.counterexamples if c.property not in required]
-    verdict = "not well-formed" if violations else "well-formed"
-    also = f"; warning: not {', '.join(warned)} (not required)" if warned else ""
-    return f"{report.game}: {verdict} (required: {names}){also}"
+def __getattr__(name: str) -> Any:
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(
+        f"gdl.wellformed.{name} is deprecated: the command line's code lives in {_MOVED[name]}",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    # Imported by name when asked for, so that the library itself never imports the command line.
+    return getattr(importlib.import_module(_MOVED[name]), name)
 
 
 __all__ = [
@@ -595,10 +536,8 @@ __all__ = [
     "REQUIRED",
     "Counterexample",
     "Progress",
-    "ProgressBar",
     "Report",
     "Simulation",
+    "Verdict",
     "analyse",
-    "check_files",
-    "record_report",
 ]

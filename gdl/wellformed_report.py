@@ -124,12 +124,30 @@ class Report:
 
     @property
     def failed(self) -> bool:
-        """Whether some property is violated (a multi-player game need not be strongly winnable)."""
-        return bool(self.counterexamples)
+        """Whether some property is violated (a game of several roles need not be strongly winnable)."""
+        return bool(self.faults())
+
+    def faults(self) -> list[str]:
+        """The properties proven false that a game should have: all but the strong winnability of a game
+        of several roles (in :data:`PROPERTIES` order)."""
+        return [
+            name for name in PROPERTIES
+            if self.verdict(name) is False and (name != "strongly_winnable" or len(self.roles) == 1)
+        ]
 
     def violations(self, required: Sequence[str] = REQUIRED) -> list[str]:
-        """The required properties that fail, with a counterexample (in :data:`PROPERTIES` order)."""
-        return [c.property for c in self.counterexamples if c.property in required]
+        """The required properties proven false, each with a counterexample (in :data:`PROPERTIES` order)."""
+        return [name for name in PROPERTIES if name in required and self.verdict(name) is False]
+
+    def undecided(self, required: Sequence[str] = REQUIRED) -> list[str]:
+        """The required properties not decided: the budget or an interrupt stopped the work first."""
+        return [name for name in PROPERTIES if name in required and self.verdict(name) is None]
+
+    def well_formed(self, required: Sequence[str] = REQUIRED) -> Verdict:
+        """True when every required property is proven, False when one is disproven, else None."""
+        if self.violations(required):
+            return False
+        return None if self.undecided(required) else True
 
     def to_json(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -197,9 +215,10 @@ class Report:
             return "yes"
         if value is False:
             return "no"
+        stopped = "interrupted" if self.interrupted else "state space not fully explored"
         if name == "terminating" and self.simulation is not None:
-            return f"not proven ({self.simulation})"
-        return "not proven (state space not fully explored)"
+            return f"not decided ({stopped}; {self.simulation})"
+        return f"not decided ({stopped})"
 
 
 #: What each verdict means for a game with nature (``{nature}``, GDL-II's ``random``).

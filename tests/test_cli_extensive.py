@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -48,8 +49,12 @@ def test_solve_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_solve_with_cfr(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "solve", str(KUHN), "--method", "cfr", "--iterations", "300", "--json")
-    assert status == 0
     report = json.loads(out)
+    # CFR+ comes close to an equilibrium, not onto one: proven bounds, but not solved exactly.
+    assert status == 1 and report["solved"] is False and report["exact_value"] is None
+    assert report["reason"].startswith("not solved exactly: the value of 1 lies between")
+    low, high = (Fraction(bound) for bound in report["bounds"]["1"])
+    assert low < Fraction(-1, 18) < high and high - low < 4 * report["exploitability"] + 1e-12
     assert report["method"] == "cfr" and report["iterations"] == 300
     assert report["history"][-1]["iteration"] == 300
     assert report["exploitability"] == report["history"][-1]["exploitability"] < 1e-2
@@ -108,13 +113,13 @@ def test_the_dispatcher_reads_and_writes_by_suffix(tmp_path: Path) -> None:
 def test_a_gdl2_game_without_an_extensive_form_falls_back_with_a_note(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from test_solve import MONTY_HALL  # one player besides nature
+    from test_solve import MONTY_HALL
 
-    path = tmp_path / "monty.kif"
-    path.write_text(MONTY_HALL, encoding="utf-8")
+    path = tmp_path / "monty.kif"  # a bystander who always gets 0 makes it general-sum
+    path.write_text(MONTY_HALL + "(role bystander)\n(legal bystander noop)\n(goal bystander 0)\n")
     status, out, err = run(capsys, "solve", str(path))
     assert status == 1 and "not solved: a GDL-II game" in out
-    assert f"gdl solve: {path}: no extensive form to solve: " in err and "solved for two" in err
+    assert f"gdl solve: {path}: no extensive form to solve: " in err and "is not constant-sum" in err
 
 
 def test_a_gdl2_game_is_solved_in_payoffs_and_goal_units(capsys: pytest.CaptureFixture[str]) -> None:

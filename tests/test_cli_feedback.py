@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gdl.cli import _common, main
-from gdl.cli._common import CountBar, StatusLine
+from gdl.cli._common import StatusLine
 from gdl.cli.tournament import player_names
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,9 +59,11 @@ def test_the_tournament_progress_bar_is_for_terminals(monkeypatch: pytest.Monkey
     terminal, file = Terminal(), io.StringIO()
     for stream in (terminal, file):
         monkeypatch.setattr("sys.stderr", stream)
-        CountBar("matches")(3, 10)
-        CountBar("matches")(10, 10)
-    assert terminal.getvalue().startswith("\r[#########") and terminal.getvalue().endswith("10/10 matches\n")
+        count = StatusLine("tournament").counter("matches")
+        count(3, 10)
+        count(10, 10)
+    shown = terminal.getvalue()
+    assert shown.startswith("\r\033[Kgdl tournament: [#########.....") and shown.endswith("10/10 matches\n")
     assert file.getvalue() == ""
 
 

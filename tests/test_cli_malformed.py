@@ -83,7 +83,7 @@ def test_a_goal_value_too_long_for_int_is_reported_as_a_bad_goal(
     (["play", "GAME", "-q", "-o", "MISSING/match.json"], "cannot write"),
     (["tournament", "GAME", "-p", "random", "-p", "random", "--cluster", "dask"], "unknown cluster 'dask'"),
     (["check", "GAME", "--cluster", "ray"], "gdl check: --cluster and --jobs apply to --dynamic"),
-    (["solve", "GAME", str(Path(__file__).parent.parent / "games" / "kuhn.efg")], "must be GDL games"),
+    (["solve", "GAME", "--method", "cfr"], "gdl solve: --method applies to extensive-form games"),
 ])
 def test_bad_options_and_outputs_are_one_line_errors(
     argv: list[str], message: str, inputs: dict[str, Path], capsys: pytest.CaptureFixture[str]

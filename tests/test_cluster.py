@@ -195,8 +195,8 @@ def test_check_dynamic_over_many_games_gives_each_games_report(capsys: pytest.Ca
         "game", "states", "explored", "term", "play", "goals", "mono", "weak", "strong", "seconds"
     ]
     assert table[1].split()[:9] == [games[0], "22", "all", "yes", "yes", "yes", "yes", "yes", "yes"]
-    assert table[-1] == "3 game(s) explored: 0 not well-formed (required: terminating, playable, " \
-        "goals defined, weakly winnable)"
+    assert table[-1] == "3 game(s) explored: 3 well-formed, 0 not well-formed or not explored, 0 undecided " \
+        "(required: terminating, playable, goals defined, weakly winnable)"
     assert "\r" not in captured.err  # the progress bar is for terminals only
 
 

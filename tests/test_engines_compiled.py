@@ -16,7 +16,7 @@ from gdl.check import CheckedProgram, check_text
 from gdl.engines.codegen import generate
 from gdl.engines.compiled import DEFAULT_CODE_LIMIT, CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
-from gdl.errors import GameDefinitionError, GameTooLargeError
+from gdl.errors import GameTooLargeError, InvalidStateError
 from gdl.ground.grounding import term_of
 from gdl.ground.instantiate import instantiate
 
@@ -196,7 +196,7 @@ def test_the_state_machine_api_on_the_compiled_engine() -> None:
     after = state.next({"xplayer": "(mark 2 2)", "oplayer": "noop"})
     assert "(cell 2 2 x)" in {str(f) for f in after.fluents()}
     assert game.state(after.fluents()) == after
-    with pytest.raises(GameDefinitionError, match="can never hold"):
+    with pytest.raises(InvalidStateError, match="is never true in game 'tictactoe'"):
         game.state(["(cell 9 9 x)"])
 
 

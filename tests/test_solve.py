@@ -320,8 +320,10 @@ def test_a_gdl2_game_is_not_solved_as_if_every_role_saw_the_state(text: str, wha
 def test_gdl_solve_says_why_it_does_not_solve_a_gdl2_game(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    # A bystander who always gets 0 makes the game general-sum: it has no extensive form gdl solves.
+    bystander = "\n(role bystander)\n(legal bystander noop)\n(goal bystander 0)\n"
     path = tmp_path / "monty.kif"
-    path.write_text(MONTY_HALL, encoding="utf-8")
+    path.write_text(MONTY_HALL + bystander, encoding="utf-8")
     assert main(["solve", str(path)]) == 1
     out = capsys.readouterr().out
     assert "monty: not solved: a GDL-II game with nature (role 'random') and percepts ('sees')" in out

@@ -20,7 +20,8 @@ from gdl2_games import MONTY_HALL
 
 import gdl
 from gdl.cli import main
-from gdl.wellformed import PROPERTIES, Counterexample, Progress, ProgressBar, Report, analyse
+from gdl.cli._common import StatusLine
+from gdl.wellformed import PROPERTIES, Counterexample, Progress, Report, analyse
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "games"
@@ -87,6 +88,12 @@ def confirm(oracle: ClingoGame, example: Counterexample) -> None:
         before = goal_values(oracle, states[-2]) if len(states) > 1 else after
         undefined = any(len(values) != 1 for values in after)
         assert undefined or any(int(a[0]) < int(b[0]) for a, b in zip(after, before, strict=True))
+    elif example.property == "strongly_winnable" and len(oracle.roles) > 1:
+        # A play where the others keep the first role from 100: it ends below 100 or goes round a cycle.
+        if example.cycle_start is not None:
+            assert states[example.cycle_start] == final
+        else:
+            assert oracle.terminal(final) and oracle.goals(final, oracle.roles[0]) != ["100"]
     else:
         # Winnability is universal: the play leads to a terminal state where someone falls short of
         # 100, and no reachable terminal state gives every role 100 at some point.
@@ -113,7 +120,10 @@ def test_tictactoe_has_5478_states_and_is_weakly_but_not_strongly_winnable(ticta
     assert tictactoe.monotonic is True
     assert tictactoe.weakly_winnable is True
     assert tictactoe.strongly_winnable is False
-    assert tictactoe.counterexamples == () and not tictactoe.failed
+    # Not strongly winnable is no fault in a game of two, but it is proven with a play to replay.
+    assert [c.property for c in tictactoe.counterexamples] == ["strongly_winnable"]
+    assert not tictactoe.failed and tictactoe.faults() == []
+    confirm(ClingoGame(GAMES / "tictactoe.kif"), tictactoe.counterexamples[0])
 
 
 def test_buttons_terminates_and_is_strongly_winnable() -> None:
@@ -136,6 +146,8 @@ def test_our_other_games_are_well_formed(name: str) -> None:
     assert all(report.verdict(p) is True for p in PROPERTIES if p != "strongly_winnable")
     # Nim with 7 stones is a first-player win; rock-paper-scissors cannot be forced.
     assert report.strongly_winnable is (name == "nim.kif")
+    for example in report.counterexamples:
+        confirm(ClingoGame(GAMES / name), example)
 
 
 @pytest.mark.parametrize(
@@ -187,7 +199,7 @@ def test_a_small_budget_proves_nothing_it_has_not_seen(tictactoe: Report) -> Non
     assert report.counterexamples == ()
     assert report.simulation is not None and report.simulation.playouts == 20
     assert report.simulation.ended == 20 and report.simulation.longest <= 9
-    assert "not proven" in report.format()
+    assert "not decided" in report.format() and "not proven" not in report.format()
 
 
 UNBOUNDED = """
@@ -249,9 +261,9 @@ def test_the_progress_bar_draws_only_on_a_terminal() -> None:
     progress = Progress(states=50, frontier=10, depth=3, seconds=1.0, max_states=100)
     terminal, pipe = Terminal(), io.StringIO()
     for stream in (terminal, pipe):
-        bar = ProgressBar(stream)
-        bar(progress)
-        bar.close()
+        line = StatusLine("check", stream)
+        line.explored(progress)
+        line.close()
     assert "#" * 15 + "." * 15 in terminal.getvalue() and "50 states" in terminal.getvalue()
     assert pipe.getvalue() == ""
 
@@ -300,7 +312,8 @@ def test_ctrl_c_on_the_command_line_prints_the_partial_report(corpus: Path) -> N
     process.send_signal(signal.SIGINT)
     out, _ = process.communicate(timeout=60)
     assert process.returncode == 130
-    assert "interrupted after" in out and "not proven" in out
+    assert "interrupted after" in out and "not decided (interrupted)" in out
+    assert ": undecided (required: " in out and ": well-formed" not in out
 
 
 def test_nature_is_no_player_and_every_verdict_says_so() -> None:
@@ -344,7 +357,8 @@ def test_the_dynamic_policy_makes_only_required_properties_errors(
     assert "tictactoe: not well-formed (required: terminating, monotonic)" in capsys.readouterr().out
     assert main(["check", "--dynamic", "--json", "--require", "all", game]) == 1
     report = json.loads(capsys.readouterr().out)
-    assert report["required"] == list(PROPERTIES) and report["violations"] == ["monotonic"]
+    assert report["required"] == list(PROPERTIES)
+    assert report["violations"] == ["monotonic", "strongly_winnable"]
 
 
 def test_an_unknown_required_property_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

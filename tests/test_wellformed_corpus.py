@@ -36,7 +36,8 @@ def replay(game: gdl.Game, example: Counterexample) -> list[gdl.State]:
 def shows_failure(game: gdl.Game, example: Counterexample, players: list[str]) -> bool:
     states = replay(game, example)
     final = states[-1]
-    if example.property == "terminating":
+    if example.property == "terminating" or example.cycle_start is not None:
+        # a cycle: of non-termination, or a play that keeps a role from 100 by going round one
         return example.cycle_start is not None and states[example.cycle_start] == final
     if example.property == "playable":
         try:

@@ -15,18 +15,21 @@ from typing import Any
 
 from gdl.backend import open_backend
 from gdl.batch import GameRun, check_game, run_games, solve_game
-from gdl.cli._common import CountBar, emit_json, read_source
+from gdl.cli._common import StatusLine, emit_json, read_source
+from gdl.cli._dynamic import record_report
 from gdl.diagnostics import Diagnostic, Level
+from gdl.extensive.solving import ExtensiveSolution
 from gdl.solve import Solution
-from gdl.wellformed import PROPERTIES, Report, record_report
+from gdl.wellformed import PROPERTIES, Report
 
 #: Column headings of the check table, one per property of :data:`gdl.wellformed.PROPERTIES`.
 _HEADINGS = ("term", "play", "goals", "mono", "weak", "strong")
 
 
 def check_many(args: argparse.Namespace, texts: dict[str, str], diagnostics: Sequence[Diagnostic]) -> int:
-    """Explore every game without errors; 0 when no required property fails, 1 when one does or a game
-    has errors or could not be explored, 2 for bad options, 130 when interrupted."""
+    """Explore every game without errors; 0 when every required property is proven, 1 when one fails
+    or is not decided or a game has errors or could not be explored, 2 for bad options, 130 when
+    interrupted."""
     status = 0
     results: dict[str, dict[str, Any]] = {}
     games: list[tuple[str, str]] = []
@@ -44,8 +47,7 @@ def check_many(args: argparse.Namespace, texts: dict[str, str], diagnostics: Seq
     def show(run: GameRun) -> None:
         result = results[run.file]
         if run.problem is None:
-            interrupted = 130 if run.result.interrupted else 0
-            statuses.append(max(record_report(run.result, args.require, result, args.json), interrupted))
+            statuses.append(record_report(run.result, args.require, result, args.json))
         else:
             print(f"gdl check: {run.file}: {run.problem}", file=sys.stderr)
             result["problem"] = run.problem
@@ -63,14 +65,16 @@ def check_many(args: argparse.Namespace, texts: dict[str, str], diagnostics: Seq
 
 
 def solve_many(args: argparse.Namespace, files: Sequence[str]) -> int:
-    """Solve every game; 0 when all are solved, 1 when some is not, 2 when a file cannot be read."""
+    """Solve every game as ``gdl solve`` does one alone; 0 when all are solved, 1 when some is not, 2
+    when a file cannot be read."""
     games = [(file, text) for file in files if (text := read_source(Path(file), "solve")) is not None]
 
     def show(run: GameRun) -> None:
         if run.problem is not None:
             print(f"gdl solve: {run.file}: {run.problem}", file=sys.stderr)
 
-    runs = _run("solve", args, solve_game, games, (args.engine, args.time_limit, args.max_states), show)
+    arguments = (args.engine, args.time_limit, args.max_states, args.method or "lp", args.iterations or 1000)
+    runs = _run("solve", args, solve_game, games, arguments, show)
     if args.json:
         print(json.dumps([_solution_json(run) for run in runs], indent=2))
     else:
@@ -91,12 +95,13 @@ def _run(
     """Run the games on the backend ``--cluster`` and ``--jobs`` name, showing each as it finishes."""
     if not games:
         return []
-    bar = CountBar("games")
+    line = StatusLine(command)
+    count = line.counter("games")
 
-    def done(run: GameRun, count: int) -> None:
-        bar.clear()
+    def done(run: GameRun, finished: int) -> None:
+        line.close()
         show(run)
-        bar(count, len(games))
+        count(finished, len(games))
 
     with open_backend(args.cluster, args.jobs) as backend:
         runs = run_games(backend, task, games, arguments, done)
@@ -136,27 +141,39 @@ def _check_table(runs: list[GameRun], required: Sequence[str]) -> str:
             run.file, str(report.reachable_states), "all" if report.complete else "some",
             *(_verdict(report.verdict(name)) for name in PROPERTIES), f"{report.seconds:.1f}",
         ])
-    failed = sum(run.problem is not None or bool(run.result.violations(required)) for run in runs)
+    verdicts = [False if run.problem is not None else run.result.well_formed(required) for run in runs]
     header = ("game", "states", "explored", *_HEADINGS, "seconds")
     table = _table(header, "lrl" + "l" * len(PROPERTIES) + "r", rows)
     names = ", ".join(name.replace("_", " ") for name in required) or "nothing"
-    return f"{table}\n{len(runs)} game(s) explored: {failed} not well-formed (required: {names})"
+    counts = (
+        f"{verdicts.count(True)} well-formed, {verdicts.count(False)} not well-formed or not explored, "
+        f"{verdicts.count(None)} undecided"
+    )
+    return f"{table}\n{len(runs)} game(s) explored: {counts} (required: {names})"
 
 
 def _solve_table(runs: list[GameRun]) -> str:
     rows = []
     for run in runs:
-        solution: Solution | None = run.result
+        solution: Solution | ExtensiveSolution | None = run.result
         if solution is None:
             rows.append([run.file, f"error: {run.problem}"])
         elif not solution.solved:
             rows.append([run.file, solution.reason, "-", str(solution.states), f"{solution.seconds:.2f}"])
         else:
-            value = ", ".join(f"{role} {v}" for role, v in solution.value.items())
+            value = ", ".join(f"{role} {v}" for role, v in _exact_value(solution).items())
             rows.append([run.file, "solved", value, str(solution.states), f"{solution.seconds:.2f}"])
     solved = sum(run.result is not None and run.result.solved for run in runs)
     table = _table(("game", "result", "value", "states", "seconds"), "lllrr", rows)
     return f"{table}\n{solved} of {len(runs)} game(s) solved"
+
+
+def _exact_value(solution: Solution | ExtensiveSolution) -> dict[str, Any]:
+    """Each player's value as it is proven, in fractions (an extensive-form game's in payoffs, as
+    ``gdl solve`` shows it alone)."""
+    if isinstance(solution, ExtensiveSolution):
+        return dict(solution.exact or solution.value)
+    return dict(solution.exact_value or solution.value)
 
 
 def _solution_json(run: GameRun) -> dict[str, Any]:

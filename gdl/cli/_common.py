@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -17,6 +19,7 @@ from gdl.check import CheckedProgram, check_text
 from gdl.diagnostics import Diagnostic, error
 from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS, ENGINES
 from gdl.errors import InvalidGameError
+from gdl.wellformed_report import Progress
 
 
 def source_text(path: Path) -> str | Diagnostic:
@@ -130,27 +133,6 @@ def output_file(text: str) -> str:
     return text
 
 
-class CountBar:
-    """A one-line count of finished tasks on stderr, e.g. ``[#####.....] 3/10 games``."""
-
-    def __init__(self, noun: str) -> None:
-        self.noun = noun
-
-    def __call__(self, done: int, total: int) -> None:
-        if not sys.stderr.isatty():  # no \r frames in a redirected file
-            return
-        filled = round(30 * done / total)
-        end = "\n" if done == total else ""
-        print(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} {self.noun}", end=end, file=sys.stderr)
-        sys.stderr.flush()
-
-    @staticmethod
-    def clear() -> None:
-        """Erase the line on a terminal, before other output is printed there."""
-        if sys.stderr.isatty():
-            print("\r\033[K", end="", file=sys.stderr, flush=True)
-
-
 def add_cluster_options(parser: argparse.ArgumentParser, jobs_help: str) -> None:
     """The ``--cluster`` and ``--jobs`` options of commands that run many tasks (see :mod:`gdl.backend`)."""
     parser.add_argument(
@@ -186,12 +168,37 @@ class StatusLine:
         """A progress function of :func:`gdl.solve.solve`: the states searched so far."""
         self.say(f"{states} states searched, {seconds:.0f} s")
 
+    def explored(self, progress: Progress) -> None:
+        """A progress function of :func:`gdl.wellformed.analyse`: a bar of the state budget used."""
+        self.say(
+            f"{_bar(progress.states / max(progress.max_states, 1))} {progress.states} states, "
+            f"{progress.frontier} to expand, depth {progress.depth}, {progress.seconds:.0f} s"
+        )
+
+    def counter(self, noun: str) -> Callable[[int, int], None]:
+        """A progress function of tasks finished, ``[#####.....] 3/10 games``; the line stays when all
+        are done."""
+
+        def count(done: int, total: int) -> None:
+            self.say(f"{_bar(done / max(total, 1))} {done}/{total} {noun}")
+            if done == total and self.shown:
+                self.stream.write("\n")
+                self.shown = False
+
+        return count
+
     def close(self) -> None:
         """Erase the line, before other output is printed."""
         if self.shown:
             self.stream.write("\r\033[K")
             self.stream.flush()
             self.shown = False
+
+
+def _bar(fraction: float) -> str:
+    """``[#####.........................]``: 30 cells, filled in proportion (at most all)."""
+    filled = math.floor(30 * min(1.0, max(fraction, 0.0)))
+    return f"[{'#' * filled}{'.' * (30 - filled)}]"
 
 
 def positive_int(text: str) -> int:

@@ -26,10 +26,11 @@ from gdl.cli._common import (
     positive_int,
     source_text,
 )
+from gdl.cli._dynamic import check_files
 from gdl.cli.graph import draw_graph
 from gdl.diagnostics import Diagnostic, Level, has_errors
 from gdl.syntax.reader import READERS
-from gdl.wellformed import PROPERTIES, REQUIRED, check_files
+from gdl.wellformed import PROPERTIES, REQUIRED
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -9,18 +9,11 @@ import sys
 import time
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gdl.cli._common import StatusLine, emit_json, read_source
 from gdl.extensive import ExtensiveGame, ExtensiveGameError, NotExtensiveError, read_extensive
-from gdl.extensive.from_gdl import GdlExtensiveGame
-
-if TYPE_CHECKING:
-    from gdl.extensive.cfr import CFRSolution
-    from gdl.extensive.lp import LPSolution
-
-LP_CONCEPT = "Nash equilibrium (two-player constant-sum: the minimax value), exact by the sequence-form LP"
-CFR_CONCEPT = "approximate Nash equilibrium (the average strategy of CFR+; exploitability bounds its error)"
+from gdl.extensive.solving import solve_extensive
 
 
 def load_extensive_game(path: str, command: str) -> ExtensiveGame | None:
@@ -53,12 +46,10 @@ def rational(value: float) -> str:
 
 def solve_file(args: argparse.Namespace) -> int | None:
     """``gdl solve`` on an extensive-form game file; None for a GDL-II game that has no extensive form
-    gdl solves (not two players with constant-sum goals), after a note on stderr saying why, so that
-    the perfect-information solver can report on it."""
-    # The solvers import scipy: only here, so that other commands start without it.
-    from gdl.extensive.cfr import solve_cfr
-    from gdl.extensive.lp import LPError, solve_lp
-    from gdl.extensive.sequence import NotTwoPlayerError, SequenceForm
+    gdl solves (neither one player nor two with constant-sum goals), after a note on stderr saying why,
+    so that the perfect-information solver can report on it."""
+    from gdl.extensive.lp import LPError
+    from gdl.extensive.sequence import NotTwoPlayerError
 
     start = time.perf_counter()
     text = read_source(Path(args.game), "solve")
@@ -72,25 +63,23 @@ def solve_file(args: argparse.Namespace) -> int | None:
     except ExtensiveGameError as problem:
         _say(problem, args.game, "solve")
         return 2
+    method = args.method or "lp"
+    if len(game.players) == 1 and method == "cfr":
+        print(f"gdl solve: {args.game}: --method cfr applies to games of two players; a game of one "
+              "player is solved exactly by backward induction (leave --method out)", file=sys.stderr)
+        return 2
     loaded = time.perf_counter() - start
     bar = StatusLine("solve")
+    iterations = args.iterations or DEFAULT_ITERATIONS
     try:
         bar.say(f"building the sequence form of {args.game}")
-        form = SequenceForm.from_game(game)
-        solution: LPSolution | CFRSolution
-        if args.method == "cfr":
-            every = max(1, args.iterations // 20)
 
-            def progress(iteration: int, exploitability: float) -> None:
-                shown = f"exploitability {exploitability:.3g}"
-                bar.say(f"CFR+ iteration {iteration} of {args.iterations}, {shown}")
+        def progress(iteration: int, exploitability: float) -> None:
+            bar.say(f"CFR+ iteration {iteration} of {iterations}, exploitability {exploitability:.3g}")
 
-            solution = solve_cfr(
-                form, args.iterations, report_every=every, seconds=args.time_limit, progress=progress
-            )
-        else:
+        if method == "lp" and len(game.players) == 2:
             bar.say(f"solving the sequence-form LP (HiGHS, at most {args.time_limit:g} s)")
-            solution = solve_lp(form, seconds=args.time_limit)
+        solution = solve_extensive(game, method, iterations, args.time_limit, progress)
     except (NotTwoPlayerError, LPError) as problem:
         bar.close()
         if not args.json:
@@ -98,42 +87,25 @@ def solve_file(args: argparse.Namespace) -> int | None:
         unsolved = {"game": args.game, "solved": False, "reason": str(problem)}
         return 1 if emit_json(args, unsolved, "solve") else 2
     bar.close()
-    report = _report(args.game, game, solution)
-    report["load_seconds"] = round(loaded, 4)
+    report = {"game": args.game, **solution.to_json(), "load_seconds": round(loaded, 4)}
     if not args.json:
         _print(report, game)
-    return 0 if emit_json(args, report, "solve") else 2
+    if not emit_json(args, report, "solve"):
+        return 2
+    return 0 if solution.solved else 1
 
 
-def _report(name: str, game: ExtensiveGame, solution: LPSolution | CFRSolution) -> dict[str, Any]:
-    from gdl.extensive.cfr import CFRSolution
-
-    method = "cfr" if isinstance(solution, CFRSolution) else "lp"
-    report: dict[str, Any] = {
-        "game": name,
-        "title": game.title,
-        "solved": True,
-        "concept": CFR_CONCEPT if method == "cfr" else LP_CONCEPT,
-        "method": method,
-        "value": solution.value,
-        "strategies": solution.strategies,
-        "exploitability": solution.exploitability.exploitability,
-        "seconds": round(solution.seconds, 4),
-        "size": {**dict(game.sizes), **solution.form.describe()},
-    }
-    if isinstance(game, GdlExtensiveGame):  # payoffs are goals minus half their constant sum
-        report["goal_offset"] = float(game.goal_offset)
-        report["goal_value"] = {p: v + float(game.goal_offset) for p, v in solution.value.items()}
-    if isinstance(solution, CFRSolution):
-        report["iterations"] = solution.iterations
-        report["history"] = [{"iteration": i, "exploitability": e} for i, e in solution.history]
-    return report
+#: CFR+ iterations unless --iterations says otherwise.
+DEFAULT_ITERATIONS = 1000
 
 
 def _print(report: dict[str, Any], game: ExtensiveGame) -> None:
-    print(f"{report['game']}: solved; {report['concept']}")
+    if report["solved"]:
+        print(f"{report['game']}: solved; {report['concept']}")
+    else:
+        print(f"{report['game']}: {report['reason']}; {report['concept']}")
     print("value: " + ", ".join(f"{player} {rational(v)}" for player, v in report["value"].items()))
-    if "goal_value" in report:
+    if "goal_value" in report and report["goal_offset"]:
         goals = ", ".join(f"{player} {rational(v)}" for player, v in report["goal_value"].items())
         print(f"value in goal units: {goals} (payoff + {report['goal_offset']:g}, half the goals' sum)")
     for player, strategy in report["strategies"].items():
@@ -145,14 +117,17 @@ def _print(report: dict[str, Any], game: ExtensiveGame) -> None:
         steps = ", ".join(f"{h['iteration']}: {h['exploitability']:.3g}" for h in report["history"])
         print(f"exploitability as CFR+ went (iteration: exploitability): {steps}")
     print(f"exploitability: {report['exploitability']:.3g}")
-    method = (
-        f"CFR+ ({report['iterations']} iterations)"
-        if report["method"] == "cfr"
-        else "sequence-form LP (HiGHS)"
-    )
+    method = {
+        "cfr": f"CFR+ ({report.get('iterations')} iterations)",
+        "lp": "sequence-form LP (HiGHS)",
+        "exact": "backward induction over the player's information sets, in fractions",
+    }[report["method"]]
     size = report["size"]
-    print(
-        f"method: {method}; {sum(size['sequences'].values())} sequences, "
-        f"{sum(size['infosets'].values())} information sets, {sum(dict(game.sizes).values())} nodes"
+    counts = (
+        f"{sum(size['sequences'].values())} sequences, {sum(size['infosets'].values())} information sets, "
+        if "sequences" in size else ""
     )
+    print(f"method: {method}; {counts}{sum(dict(game.sizes).values())} nodes")
+    if report["solved"]:
+        print("exact, checked by exact best responses: the value is proven")
     print(f"time: {report['seconds']:.3f} s to solve, {report['load_seconds']:.3f} s to load")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from gdl.cli._batch import solve_many
 from gdl.cli._common import (
@@ -23,8 +22,9 @@ from gdl.cli._common import (
     load_game,
     positive_int,
 )
-from gdl.cli.extensive import solve_file
-from gdl.extensive import GDL_SUFFIXES, is_extensive
+from gdl.cli.extensive import DEFAULT_ITERATIONS, solve_file
+from gdl.extensive import is_extensive
+from gdl.extensive.solving import METHODS
 from gdl.solve import Solution, solve
 
 
@@ -59,12 +59,12 @@ Exit status: 0 solved, 1 not solved, 2 unusable input.""",
     add_json_options(parser, "the result")
     parser.add_argument(
         "--method",
-        choices=("lp", "cfr"),
-        default="lp",
-        help="extensive-form games: the sequence-form LP (exact, default) or CFR+",
+        choices=METHODS,
+        help="extensive-form games of two players: the sequence-form LP (the default) or CFR+",
     )
     parser.add_argument(
-        "--iterations", type=positive_int, default=1000, metavar="N", help="CFR+ iterations (default 1000)"
+        "--iterations", type=positive_int, metavar="N",
+        help=f"with --method cfr: CFR+ iterations (default {DEFAULT_ITERATIONS})",
     )
     add_engine_option(parser)
     add_cluster_options(parser, "games solved at once")
@@ -72,15 +72,15 @@ Exit status: 0 solved, 1 not solved, 2 unusable input.""",
 
 
 def run(args: argparse.Namespace) -> int:
+    games = [args.game, *args.more_games]
+    extensive = [game for game in games if is_extensive(game)]
+    problem = _inapplicable(args, games, extensive)
+    if problem:
+        print(f"gdl solve: {problem}", file=sys.stderr)
+        return 2
     if args.more_games or args.cluster or args.jobs:
-        games = [args.game, *args.more_games]
-        other = [game for game in games if Path(game).suffix.lower() not in GDL_SUFFIXES]
-        if other:  # GDL-II games go to the perfect-information solver, which says why it cannot
-            print(f"gdl solve: {other[0]}: several games (or --cluster, --jobs) must be GDL games; "
-                  "solve an extensive-form game alone", file=sys.stderr)
-            return 2
         return solve_many(args, games)
-    if is_extensive(args.game):
+    if extensive:
         status = solve_file(args)
         if status is not None:
             return status
@@ -99,12 +99,32 @@ def run(args: argparse.Namespace) -> int:
     return 0 if solution.solved else 1
 
 
+def _inapplicable(args: argparse.Namespace, games: list[str], extensive: list[str]) -> str:
+    """Why an option given does not apply to the games (refused rather than ignored), or ""."""
+    if args.method is not None and not extensive:
+        return (
+            f"--method applies to extensive-form games (GDL-II with nature or percepts, .efg, .json); "
+            f"{games[0]} is a game of perfect information, solved exactly by searching its states"
+        )
+    if args.iterations is not None and args.method != "cfr":
+        return "--iterations applies to --method cfr"
+    if args.max_states is not None and len(extensive) == len(games):
+        return (
+            f"--max-states applies to games of perfect information; {extensive[0]} is solved in "
+            "extensive form"
+        )
+    return ""
+
+
 def _print(name: str, solution: Solution) -> None:
     if not solution.solved:
         print(f"{name}: {solution.reason} ({solution.states} states, {solution.seconds:.2f} s)")
         return
     print(f"{name}: solved; {solution.concept}")
-    print("value: " + ", ".join(f"{role} {value}" for role, value in solution.value.items()))
+    print("value: " + ", ".join(
+        f"{role} {value}" + (f" (= {exact})" if "/" in (exact := solution.exact_value.get(role, "")) else "")
+        for role, value in solution.value.items()
+    ))
     print(f"principal variation ({len(solution.pv)} steps):")
     for step, joint in enumerate(solution.pv, 1):
         print(f"  {step:>3}. " + "; ".join(f"{role} {move}" for role, move in joint.items()))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from gdl.backend import open_backend
 from gdl.cli._common import (
-    CountBar,
+    StatusLine,
     add_clocks,
     add_cluster_options,
     add_command,
@@ -87,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
         with open_backend(args.cluster, args.jobs) as backend:
             result = run_tournament(
                 args.game, specs, args.matches, start_clock=args.start_clock, play_clock=args.play_clock,
-                seed=args.seed, engine=args.engine, progress=CountBar("matches"), backend=backend,
+                seed=args.seed, engine=args.engine, backend=backend,
+                progress=StatusLine("tournament").counter("matches"),
                 on_match=viewer.on_match if viewer else None,
             )
         for note in backend.notes:

@@ -50,11 +50,22 @@ WRITERS: dict[str, Callable[[ExtensiveGame], str]] = {".efg": write_efg, ".json"
 def is_extensive(path: str | Path) -> bool:
     """Whether ``path`` names a file that :func:`load_extensive` reads: by its suffix, and for a GDL
     file by its rules (the role ``random`` or ``sees`` rules; an unreadable file is not)."""
-    suffix = Path(path).suffix.lower()
+    if Path(path).suffix.lower() in GDL_SUFFIXES:
+        try:
+            return is_extensive_text(Path(path).read_text(encoding="utf-8"), str(path))
+        except (OSError, UnicodeDecodeError):
+            return False
+    return Path(path).suffix.lower() in READERS
+
+
+def is_extensive_text(text: str, name: str) -> bool:
+    """Whether the text of the file ``name`` is an extensive-form game :func:`read_extensive` reads: by
+    the name's suffix, and for GDL by its rules (text that is not GDL is not)."""
+    suffix = Path(name).suffix.lower()
     if suffix in GDL_SUFFIXES:
         try:
-            return is_gdl2_text(Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError):
+            return is_gdl2_text(text)
+        except ValueError:  # not KIF: the GDL reader says what is wrong
             return False
     return suffix in READERS
 
@@ -107,6 +118,7 @@ __all__ = [
     "Terminal",
     "UnknownFormatError",
     "is_extensive",
+    "is_extensive_text",
     "load_extensive",
     "read_extensive",
     "write_extensive",

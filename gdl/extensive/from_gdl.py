@@ -1,4 +1,4 @@
-"""A two-player GDL-II game with constant-sum goals as an extensive-form game.
+"""A GDL-II game of one player, or of two with constant-sum goals, as an extensive-form game.
 
 Every history of the game is explored, depth first, within a budget of nodes and seconds. At each
 step the roles move in declaration order, one node each:
@@ -13,8 +13,9 @@ A role with a single legal move makes no node (its move is forced). Action label
 text. A game without ``sees`` rules is a GDL game, where every role is told the joint move after each
 step (as the GGP protocol does): its percepts are ``(does ROLE MOVE)`` for every role.
 
-Payoffs: the players' goals sum to the same constant C at every terminal (else the game is refused),
-and a player's payoff is its goal minus C/2, so the game is zero-sum. A value v in payoff units is
+Payoffs: with two players, their goals sum to the same constant C at every terminal (else the game is
+refused), and a player's payoff is its goal minus C/2, so the game is zero-sum. A lone player's payoff
+is its goal. A value v in payoff units is
 v + C/2 in goal units (:attr:`GdlExtensiveGame.goal_offset` is C/2).
 
 >>> import gdl
@@ -60,7 +61,7 @@ class GdlSourceError(ExtensiveGameError):
 
 
 class NotExtensiveError(GdlSourceError):
-    """A GDL game that is not a two-player constant-sum game (besides nature)."""
+    """A GDL game that is not a game of one player or a two-player constant-sum game (besides nature)."""
 
 
 def read_gdl2(text: str, name: str = "<string>") -> GdlExtensiveGame:
@@ -110,12 +111,12 @@ def extensive_from_gdl(
 ) -> GdlExtensiveGame:
     """The extensive form of ``game`` (see the module docstring).
 
-    Raises :class:`NotExtensiveError` for a game without two players or with goals that are not
-    constant-sum, and :class:`~gdl.errors.GameTooLargeError` past ``max_nodes`` or ``seconds``."""
-    if len(game.players) != 2:
+    Raises :class:`NotExtensiveError` for a game without one or two players or with two whose goals are
+    not constant-sum, and :class:`~gdl.errors.GameTooLargeError` past ``max_nodes`` or ``seconds``."""
+    if len(game.players) not in (1, 2):
         raise NotExtensiveError(
             f"game {game.name!r} has {len(game.players)} players ({', '.join(game.players) or 'none'}); "
-            "the extensive form is solved for two"
+            "the extensive form is solved for one or two"
         )
     explorer = _Explorer(game, max_nodes, seconds)
     limit = sys.getrecursionlimit()
@@ -128,7 +129,7 @@ def extensive_from_gdl(
     finally:
         sys.setrecursionlimit(limit)
     assert explorer.constant is not None
-    offset = explorer.constant[0] / 2
+    offset = explorer.constant[0] / 2 if len(game.players) == 2 else Fraction(0)
     try:
         return GdlExtensiveGame(game.players, root, title=game.name, goal_offset=offset)
     except ImperfectRecallError as problem:
@@ -230,6 +231,9 @@ class _Explorer:
     def _terminal(self, state: State, history: tuple[str, ...]) -> Terminal:
         goals = state.goals()
         total = Fraction(sum(goals.values()))
+        if len(goals) == 1:  # one player: its goal is its payoff, nothing to keep constant
+            self.constant = self.constant or (total, history)
+            return Terminal(goals)
         if self.constant is None:
             self.constant = (total, history)
         elif self.constant[0] != total:

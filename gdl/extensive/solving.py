@@ -1,0 +1,172 @@
+"""Solving an extensive-form game, with the answer checked in exact arithmetic.
+
+:func:`solve_extensive` is what ``gdl solve`` does with an extensive-form game, alone or among many:
+
+- one player (against nature, or alone): the best policy's expected payoff, by an exact backward
+  induction over the player's information sets (:func:`gdl.extensive.exact.best_response`);
+- two players, constant-sum: the sequence-form LP (``method="lp"``) or CFR+ (``method="cfr"``), both
+  in floating point. Their strategies are then read as fractions and each player's best response to
+  them is computed exactly, which bounds the value from both sides. The game counts as solved only when
+  the bounds meet: the value is then exact and proven. Otherwise the solution says how close it got.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any
+
+from gdl.extensive.exact import as_fractions, best_response, check_profile
+from gdl.extensive.from_gdl import GdlExtensiveGame
+from gdl.extensive.model import ExtensiveGame
+
+LP_CONCEPT = "Nash equilibrium (two-player constant-sum: the minimax value), by the sequence-form LP"
+CFR_CONCEPT = "approximate Nash equilibrium (the average strategy of CFR+; exploitability bounds its error)"
+ONE_PLAYER_CONCEPT = "the best policy's expected payoff (one player against nature), exact"
+
+#: The largest denominators the floating-point strategies are read with, tried in turn until the exact
+#: best responses prove an equilibrium (the last gives the tightest bounds when none does).
+DENOMINATORS = (1_000, 1_000_000_000)
+
+#: The methods of :func:`solve_extensive` for two players.
+METHODS = ("lp", "cfr")
+_SOLVERS = {"lp": "the LP", "cfr": "CFR+"}
+
+
+@dataclass(frozen=True)
+class ExtensiveSolution:
+    """What :func:`solve_extensive` found. ``solved`` only when ``exact`` holds each player's value,
+    proven in exact arithmetic; ``bounds`` are proven bounds of each player's value either way."""
+
+    game: ExtensiveGame
+    method: str
+    concept: str
+    #: Each player's expected payoff under the strategies found (floating point).
+    value: dict[str, float]
+    #: Proven lower and upper bounds of each player's value.
+    bounds: dict[str, tuple[Fraction, Fraction]]
+    strategies: dict[str, dict[str, dict[str, float]]]
+    exploitability: float
+    seconds: float
+    size: dict[str, Any]
+    iterations: int | None = None
+    history: tuple[tuple[int, float], ...] = ()
+    reason: str = field(default="")
+
+    @property
+    def exact(self) -> dict[str, Fraction] | None:
+        """Each player's exact value, when the bounds meet."""
+        if all(low == high for low, high in self.bounds.values()):
+            return {player: low for player, (low, _) in self.bounds.items()}
+        return None
+
+    @property
+    def solved(self) -> bool:
+        return self.exact is not None
+
+    @property
+    def states(self) -> int:
+        """The nodes of the game tree."""
+        return sum(self.game.sizes.values())
+
+    def to_json(self) -> dict[str, Any]:
+        """``value`` in payoffs (floating point), ``exact_value`` (fractions as text, only when solved),
+        ``bounds`` (proven, as text) and, for a game made from GDL, the same in goal units."""
+        game, exact = self.game, self.exact
+        report: dict[str, Any] = {
+            "title": game.title,
+            "solved": self.solved,
+            "concept": self.concept,
+            "method": self.method,
+            "value": self.value,
+            "exact_value": None if exact is None else {p: str(v) for p, v in exact.items()},
+            "bounds": {p: [str(low), str(high)] for p, (low, high) in self.bounds.items()},
+            "reason": self.reason,
+            "strategies": self.strategies,
+            "exploitability": self.exploitability,
+            "seconds": round(self.seconds, 4),
+            "size": self.size,
+        }
+        if isinstance(game, GdlExtensiveGame):  # payoffs are goals minus half their constant sum
+            offset = game.goal_offset
+            report["goal_offset"] = float(offset)
+            report["goal_value"] = {p: v + float(offset) for p, v in self.value.items()}
+            if exact is not None:
+                report["exact_goal_value"] = {p: str(v + offset) for p, v in exact.items()}
+        if self.iterations is not None:
+            report["iterations"] = self.iterations
+            report["history"] = [{"iteration": i, "exploitability": e} for i, e in self.history]
+        return report
+
+
+def solve_extensive(
+    game: ExtensiveGame,
+    method: str = "lp",
+    iterations: int = 1000,
+    seconds: float | None = None,
+    progress: Callable[[int, float], None] | None = None,
+) -> ExtensiveSolution:
+    """Solve ``game`` (see the module docstring). A game of one player is solved exactly whatever the
+    method; raises :class:`~gdl.extensive.sequence.NotTwoPlayerError` for other games the solvers do not
+    take and :class:`~gdl.extensive.lp.LPError` when the LP fails (or runs out of ``seconds``)."""
+    start = time.perf_counter()
+    if len(game.players) == 1:
+        return _one_player(game, start)
+    # The solvers import scipy: only here, so that other commands start without it.
+    from gdl.extensive.cfr import solve_cfr
+    from gdl.extensive.lp import solve_lp
+    from gdl.extensive.sequence import SequenceForm
+
+    form = SequenceForm.from_game(game)
+    if method == "cfr":
+        every = max(1, iterations // 20)
+        found: Any = solve_cfr(form, iterations, report_every=every, seconds=seconds, progress=progress)
+    else:
+        found = solve_lp(form, seconds=seconds)
+    strategy = {infoset: p for player in found.strategies.values() for infoset, p in player.items()}
+    first, second = game.players
+    for denominator in DENOMINATORS:  # small ones first: an exact equilibrium has them, and they are fast
+        check = check_profile(game, as_fractions(strategy, denominator))
+        # Constant-sum: what one player can be held to is the constant minus the other's best response.
+        constant = sum(check.values.values(), Fraction(0))
+        bounds = {
+            first: (constant - check.best_responses[second], check.best_responses[first]),
+            second: (constant - check.best_responses[first], check.best_responses[second]),
+        }
+        if bounds[first][0] == bounds[first][1]:
+            break
+    solution = ExtensiveSolution(
+        game, method, CFR_CONCEPT if method == "cfr" else LP_CONCEPT, dict(found.value), bounds,
+        found.strategies, found.exploitability.exploitability, time.perf_counter() - start,
+        {**dict(game.sizes), **form.describe()},
+        iterations=getattr(found, "iterations", None), history=tuple(getattr(found, "history", ())),
+    )
+    if solution.solved:
+        return solution
+    low, high = bounds[first]
+    reason = (
+        f"not solved exactly: the value of {first} lies between {float(low):.15g} and {float(high):.15g} "
+        f"(proven by exact best responses), but the strategies {_SOLVERS[method]} found are not an exact "
+        "equilibrium"
+    )
+    return replace(solution, reason=reason)
+
+
+def _one_player(game: ExtensiveGame, start: float) -> ExtensiveSolution:
+    (player,) = game.players
+    best = best_response(game, player, {})
+    strategy = {
+        infoset: {action: float(action == choice) for action in game.infosets[infoset].actions}
+        for infoset, choice in best.choices.items()
+    }
+    return ExtensiveSolution(
+        game, "exact", ONE_PLAYER_CONCEPT, {player: float(best.value)}, {player: (best.value, best.value)},
+        {player: strategy}, 0.0, time.perf_counter() - start, dict(game.sizes),
+    )
+
+
+__all__ = [
+    "CFR_CONCEPT", "LP_CONCEPT", "METHODS", "ONE_PLAYER_CONCEPT", "ExtensiveSolution", "solve_extensive",
+]
