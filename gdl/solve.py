@@ -115,30 +115,49 @@ def solve(
 ) -> Solution:
     """Solve ``game`` within ``budget`` seconds and at most ``max_states`` reachable states, from its
     initial state or from ``start`` (a state of the game, e.g. ``game.state("(cell 1 1 x) ...")``).
-    A turn-taking game played by the compiled engine is solved by :mod:`gdl.retrograde`, whose arrays
-    take at most ``memory`` bytes.
+    A turn-taking game of more than :data:`SMALL_GAME` states played by the compiled engine is solved by
+    :mod:`gdl.retrograde`, whose arrays take at most ``memory`` bytes.
 
     ``progress(states, seconds)`` is called about every :data:`PROGRESS_EVERY` states expanded.
     """
     started = time.monotonic()
     if game.chance_role is not None or game.has_percepts:
         return Solution(False, "", {}, [], 0, time.monotonic() - started, _imperfect_information(game))
-    nodes: dict[State, _Node] = {}
     root = game.initial_state() if start is None else start
     if root.game is not game:
         raise ValueError("solve: the start state belongs to another game")
-    if getattr(game.reasoner, "net", None) is not None:
-        try:
-            return _solved_natively(game, root, started, budget, max_states, memory, progress)
-        except NotApplicable:
-            pass  # simultaneous moves: the search below
+    if getattr(game.reasoner, "net", None) is None or (max_states is not None and max_states <= SMALL_GAME):
+        return _searched(game, root, started, budget, max_states, progress)
+    # A small game is searched at once; a larger one goes to the native solver, whose kernels take a
+    # moment to load (the search's states so far are a small part of its work).
+    small = _searched(game, root, started, budget, SMALL_GAME, progress)
+    if small.solved or small.reason != OUT_OF_BUDGET or small.states < SMALL_GAME:
+        return small
+    try:
+        return _solved_natively(game, root, started, budget, max_states, memory, progress)
+    except NotApplicable:  # simultaneous moves
+        return _searched(game, root, started, budget, max_states, progress)
+
+
+#: Games of at most this many states are searched without the native solver.
+SMALL_GAME = 2_000
+OUT_OF_BUDGET = "not solved within budget"
+
+
+def _searched(
+    game: Game,
+    root: State,
+    started: float,
+    budget: float,
+    max_states: int | None,
+    progress: Callable[[int, float], None] | None,
+) -> Solution:
+    """The search over states: every reachable state expanded once, then valued backwards."""
+    nodes: dict[State, _Node] = {}
     try:
         order = _explore(game, root, nodes, started + budget, max_states, progress)
     except _OutOfBudget:
-        return Solution(
-            False, "", {}, [], len(nodes), time.monotonic() - started,
-            "not solved within budget",
-        )
+        return Solution(False, "", {}, [], len(nodes), time.monotonic() - started, OUT_OF_BUDGET)
     except _Cycle as cycle:
         return Solution(False, "", {}, [], len(nodes), time.monotonic() - started, str(cycle))
     except GameDefinitionError as problem:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,16 @@ from hypothesis import strategies as st
 from test_wellformed_random import GraphGame
 
 import gdl
+import gdl.solve
 from gdl.solve import Solution, solve
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _native_whatever_the_size() -> Iterator[None]:
+    """Games of every size go to the native solver here (by default the smallest are searched)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gdl.solve, "SMALL_GAME", 0)
+        yield
 
 
 def _both(text: str, **options: object) -> tuple[Solution, Solution]:
@@ -88,3 +98,13 @@ def test_a_state_space_that_will_not_fit_is_refused_with_its_size(tmp_path: Path
 def test_simultaneous_moves_are_left_to_the_search() -> None:
     solution = solve(gdl.load(GAMES / "rps.kif"))
     assert solution.solved and "solved by retrograde analysis on the compiled network" not in solution.notes
+
+
+def test_by_default_small_games_are_searched_and_larger_ones_solved_natively() -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gdl.solve, "SMALL_GAME", 2_000)
+        buttons = solve(gdl.load(GAMES / "buttons.kif"))  # 22 states
+        tictactoe = solve(gdl.load(GAMES / "tictactoe.kif"))  # 5,478 states
+    native = "solved by retrograde analysis on the compiled network"
+    assert buttons.solved and native not in buttons.notes
+    assert tictactoe.solved and native in tictactoe.notes and tictactoe.states == 5478
