@@ -26,7 +26,7 @@ import gdl
 from gdl.backend import Backend, Outcome, Processes
 from gdl.errors import PlayerSpecError
 from gdl.match import Match
-from gdl.players import PLAYER_KINDS, make_player, parse_spec
+from gdl.players import PLAYER_KINDS, assign_roles, make_player, parse_spec
 
 
 @dataclass
@@ -82,7 +82,7 @@ def _load(text: str, file: str, engine: str) -> gdl.Game:
 
 
 def play_one(
-    text: str, file: str, engine: str, start_clock: float, play_clock: float,
+    text: str, file: str, engine: str, start_clock: float, play_clock: float, max_steps: int | None,
     specs: list[str], seed: int | None,
 ) -> dict[str, Any]:
     """One match of the game ``text`` (named ``file``); ``specs`` are in role order. The game travels as
@@ -92,7 +92,7 @@ def play_one(
         role: make_player(spec, None if seed is None else seed * 100 + index)
         for index, (role, spec) in enumerate(zip(game.players, specs, strict=True))
     }
-    record = Match(game, players, start_clock, play_clock, seed=seed).run()
+    record = Match(game, players, start_clock, play_clock, seed=seed, max_steps=max_steps).run()
     return {
         "players": specs,
         "goals": [record.goals[r] for r in game.players] if record.completed else None,
@@ -123,20 +123,26 @@ def run_tournament(
     engine: str = "auto",
     progress: Callable[[int, int], None] | None = None,
     backend: Backend[Any] | None = None,
+    max_steps: int | None = None,
 ) -> TournamentResult:
-    """Play ``matches`` matches of the game in ``path`` between ``specs`` (one per role).
+    """Play ``matches`` matches of the game in ``path`` between ``specs`` (one per role, in role order,
+    or ``ROLE=SPEC`` for the role a player takes in the first match); a match that has not ended after
+    ``max_steps`` steps (None: no limit) is aborted.
 
     They run on ``backend`` (see :mod:`gdl.backend`), by default ``jobs`` local processes. A match
     whose worker died is played again; one lost for good is recorded as aborted, with the reason.
     """
     text = Path(path).read_text(encoding="utf-8")
     game = _load(text, path, engine)
+    if len(specs) != len(game.players):
+        raise PlayerSpecError(
+            f"{len(specs)} players given for the {len(game.players)} role(s) of {game.name}"
+        )
+    specs = list(assign_roles(game, specs, default=None).values())
     for spec in specs:
         if parse_spec(spec)[0] == "human":
             raise PlayerSpecError("human players cannot play in tournaments (matches run in the background)")
         make_player(spec)  # a bad option is reported now, before any work starts
-    if len(specs) != len(game.players):
-        raise ValueError(f"{len(specs)} players given for the {len(game.players)} role(s) of {game.name}")
     if matches < 1:
         raise ValueError(f"the number of matches must be at least 1, got {matches}")
     k = len(specs)
@@ -146,7 +152,7 @@ def run_tournament(
     with contextlib.ExitStack() as stack:
         if backend is None:
             backend = stack.enter_context(Processes(jobs))
-        common = (text, path, engine, start_clock, play_clock)
+        common = (text, path, engine, start_clock, play_clock, max_steps)
         outcomes = backend.map(play_one, calls, common=common, cpus=thinking_players(specs))
         for done, outcome in enumerate(outcomes, 1):
             summaries[outcome.index] = _summary(outcome, *calls[outcome.index])

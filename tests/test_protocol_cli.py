@@ -70,10 +70,10 @@ def test_host_says_so_when_a_player_never_answers(capsys: pytest.CaptureFixture[
 @pytest.mark.parametrize(
     ("players", "complaint"),
     [
-        (["xplayer=random"], "no player for role(s): oplayer"),
+        (["random", "random", "random"], "3 players given for 2 role(s)"),
         (["xplayer=random", "ghost=random"], "unknown role: 'ghost'"),
         (["xplayer=random", "xplayer=random"], "given two players"),
-        (["xplayer=random", "oplayer"], "not of the form ROLE=URL"),
+        (["xplayer=random", "oplayer"], "unknown player kind: 'oplayer'"),
         (["xplayer=random", "oplayer=wizard"], "unknown player kind"),
     ],
 )
@@ -83,6 +83,15 @@ def test_host_refuses_bad_players(
     argv = ["host", TICTACTOE, *(item for player in players for item in ("-p", player))]
     assert main(argv) == 2
     assert complaint in capsys.readouterr().err
+
+
+def test_host_takes_players_in_role_order_and_random_for_the_others(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["host", TICTACTOE, "-p", "legal", "--seed", "1", "-q"]) == 0
+    captured = capsys.readouterr()
+    assert "tictactoe: xplayer = legal, oplayer = random" in captured.out
+    assert "no --player for oplayer: a random player plays it" in captured.err
 
 
 def test_host_refuses_a_broken_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

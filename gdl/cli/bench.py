@@ -19,6 +19,7 @@ printed::
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import sys
 import time
@@ -63,7 +64,7 @@ that ran); --json prints the same fields as a JSON object. See docs/performance.
         ],
     )
     parser.add_argument("game", metavar="GAME", help="GDL file (.kif)")
-    add_time_limit(parser, 10.0, "seconds of playouts to measure", "--seconds")
+    add_time_limit(parser, 10.0, "seconds of playouts to measure")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     add_engine_option(parser, "batched")
     parser.add_argument(
@@ -108,6 +109,9 @@ class Chunks:
 
 
 def run(args: argparse.Namespace) -> int:
+    if math.isinf(args.time_limit):
+        print("gdl bench: --time-limit must be a finite number of seconds of playouts", file=sys.stderr)
+        return 2
     path = Path(args.game)
     checked = checked_program(path, "bench")
     if isinstance(checked, int):

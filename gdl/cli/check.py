@@ -54,7 +54,7 @@ required property fails), 2 when a file cannot be read or the command line is wr
     )
     parser.add_argument("--max-states", type=positive_int, default=100_000, metavar="N",
                         help="with --dynamic: explore at most N states (default 100000)")
-    add_time_limit(parser, 60.0, "with --dynamic: seconds per game, about", "--seconds")
+    add_time_limit(parser, 60.0, "with --dynamic: seconds per game, about")
     parser.add_argument(
         "--reader", choices=READERS, default="fast",
         help="how to read KIF: fast (the default) or lark (Lark's LALR parser on gdl's grammar, slower)",

@@ -101,7 +101,7 @@ def solve_file(args: argparse.Namespace) -> int | None:
     report = _report(args.game, game, solution)
     report["load_seconds"] = round(loaded, 4)
     if not args.json:
-        _print(report, game)
+        _print(report, game, args.quiet)
     return 0 if emit_json(args, report, "solve") else 2
 
 
@@ -130,12 +130,15 @@ def _report(name: str, game: ExtensiveGame, solution: LPSolution | CFRSolution) 
     return report
 
 
-def _print(report: dict[str, Any], game: ExtensiveGame) -> None:
+def _print(report: dict[str, Any], game: ExtensiveGame, quiet: bool) -> None:
     print(f"{report['game']}: solved; {report['concept']}")
     print("value: " + ", ".join(f"{player} {rational(v)}" for player, v in report["value"].items()))
     if "goal_value" in report:
         goals = ", ".join(f"{player} {rational(v)}" for player, v in report["goal_value"].items())
         print(f"value in goal units: {goals} (payoff + {report['goal_offset']:g}, half the goals' sum)")
+    if quiet:
+        print(f"exploitability: {report['exploitability']:.3g}")
+        return
     for player, strategy in report["strategies"].items():
         print(f"strategy of {player} ({len(strategy)} information sets):")
         for infoset, probabilities in strategy.items():

@@ -12,7 +12,6 @@ prints nature's moves and the true state. Nature gets no ``--player``: the match
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from functools import partial
 
@@ -28,12 +27,9 @@ from gdl.cli._common import (
 from gdl.errors import PlayerSpecError, UnknownRoleError
 from gdl.game import Game, State
 from gdl.match import Match, MatchRecord
-from gdl.players import PLAYER_KINDS, Player, make_player
+from gdl.players import PLAYER_KINDS, Player, assign_roles, make_player
 from gdl.players.tracking import plays_with_views
 from gdl.render import render
-
-#: ``ROLE=`` in front of a player description: an ``=`` before any ``:``.
-_ROLE_PREFIX = re.compile(r"^\s*([^:=\s]+)\s*=(.*)$")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -72,26 +68,9 @@ Exit status: 0 the match completed, 1 it was aborted, 2 unusable input.""",
 
 def assign_players(game: Game, specs: list[str], seed: int | None) -> dict[str, Player]:
     """Players by role from ``[ROLE=]SPEC`` texts; unnamed roles get the next free role, then random."""
-    chosen: dict[str, str] = {}
-    unnamed: list[str] = []
-    for text in specs:
-        match = _ROLE_PREFIX.match(text)
-        if match:
-            role = game.roles[game.role_index(match.group(1))]
-            if role == game.chance_role:
-                raise PlayerSpecError(f"role {role!r} is nature: the match draws its moves")
-            if role in chosen:
-                raise PlayerSpecError(f"role {role!r} is given two players")
-            chosen[role] = match.group(2)
-        else:
-            unnamed.append(text)
-    free = [r for r in game.players if r not in chosen]
-    if len(unnamed) > len(free):
-        raise PlayerSpecError(f"{len(specs)} players given for {len(game.players)} role(s)")
-    chosen.update(zip(free, unnamed, strict=False))
     return {
-        role: make_player(chosen.get(role, "random"), None if seed is None else seed + index)
-        for index, role in enumerate(game.players)
+        role: make_player(spec, None if seed is None else seed + index)
+        for index, (role, spec) in enumerate(assign_roles(game, specs).items())
     }
 
 

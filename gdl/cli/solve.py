@@ -49,14 +49,19 @@ Exit status: 0 solved, 1 not solved, 2 unusable input.""",
         ],
     )
     parser.add_argument(
-        "game", metavar="GAME", help="GDL file (.kif), or an extensive-form game (.efg, .json)"
+        "games", nargs="+", metavar="GAME",
+        help="GDL file (.kif), or an extensive-form game (.efg, .json); several GDL games are solved in "
+        "parallel",
     )
-    parser.add_argument("more_games", nargs="*", metavar="GAME", help="more GDL games: solved in parallel")
-    add_time_limit(parser, 60.0, "give up after this many seconds", "--budget")
+    add_time_limit(parser, 60.0, "give up after this many seconds")
     parser.add_argument(
         "--max-states", type=positive_int, metavar="N", help="GDL games: give up after N reachable states"
     )
     add_json_options(parser, "the result")
+    parser.add_argument(
+        "--quiet", "-q", action="store_true",
+        help="show only the value (no principal variation, no strategies)",
+    )
     parser.add_argument(
         "--method",
         choices=("lp", "cfr"),
@@ -72,8 +77,9 @@ Exit status: 0 solved, 1 not solved, 2 unusable input.""",
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.more_games or args.cluster or args.jobs:
-        games = [args.game, *args.more_games]
+    args.game = args.games[0]
+    if len(args.games) > 1 or args.cluster or args.jobs:
+        games = args.games
         other = [game for game in games if Path(game).suffix.lower() not in GDL_SUFFIXES]
         if other:  # GDL-II games go to the perfect-information solver, which says why it cannot
             print(f"gdl solve: {other[0]}: several games (or --cluster, --jobs) must be GDL games; "
@@ -95,16 +101,18 @@ def run(args: argparse.Namespace) -> int:
     if not emit_json(args, {"game": game.name, **solution.to_json()}, "solve"):
         return 2
     if not args.json:
-        _print(game.name, solution)
+        _print(game.name, solution, args.quiet)
     return 0 if solution.solved else 1
 
 
-def _print(name: str, solution: Solution) -> None:
+def _print(name: str, solution: Solution, quiet: bool) -> None:
     if not solution.solved:
         print(f"{name}: {solution.reason} ({solution.states} states, {solution.seconds:.2f} s)")
         return
     print(f"{name}: solved; {solution.concept}")
     print("value: " + ", ".join(f"{role} {value}" for role, value in solution.value.items()))
+    if quiet:
+        return
     print(f"principal variation ({len(solution.pv)} steps):")
     for step, joint in enumerate(solution.pv, 1):
         print(f"  {step:>3}. " + "; ".join(f"{role} {move}" for role, move in joint.items()))
