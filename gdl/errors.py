@@ -69,3 +69,7 @@ class GameTooLargeError(ValueError):
 
 class PlayerSpecError(ValueError):
     """A player description (``KIND[:option=value,...]``) with an unknown kind or option or a bad value."""
+
+
+class WorkerStartError(ValueError):
+    """Worker processes that cannot start (e.g. a script without an ``if __name__ == "__main__":`` guard)."""

@@ -59,6 +59,8 @@ class TournamentResult:
     standings: list[Standing]
     matches: list[dict[str, Any]]
     aborted: int = 0
+    #: Whether Ctrl-C stopped the tournament: ``matches`` holds those played before.
+    interrupted: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -72,6 +74,7 @@ class TournamentResult:
                 for s in self.standings
             ],
             "aborted": self.aborted,
+            "interrupted": self.interrupted,
             "matches": self.matches,
         }
 
@@ -131,6 +134,7 @@ def run_tournament(
 
     They run on ``backend`` (see :mod:`gdl.backend`), by default ``jobs`` local processes. A match
     whose worker died is played again; one lost for good is recorded as aborted, with the reason.
+    Ctrl-C stops the matches under way and gives the result of those played before (``interrupted``).
     """
     text = Path(path).read_text(encoding="utf-8")
     game = _load(text, path, engine)
@@ -149,19 +153,24 @@ def run_tournament(
     seats = [[(r + i) % k for r in range(k)] for i in range(matches)]
     calls = [([specs[p] for p in seats[i]], None if seed is None else seed + i) for i in range(matches)]
     summaries: list[dict[str, Any] | None] = [None] * matches
+    interrupted = False
     with contextlib.ExitStack() as stack:
         if backend is None:
             backend = stack.enter_context(Processes(jobs))
         common = (text, path, engine, start_clock, play_clock, max_steps)
         outcomes = backend.map(play_one, calls, common=common, cpus=thinking_players(specs))
-        for done, outcome in enumerate(outcomes, 1):
-            summaries[outcome.index] = _summary(outcome, *calls[outcome.index])
-            if progress:
-                progress(done, matches)
+        try:
+            for done, outcome in enumerate(outcomes, 1):
+                summaries[outcome.index] = _summary(outcome, *calls[outcome.index])
+                if progress:
+                    progress(done, matches)
+        except KeyboardInterrupt:  # the backend stopped the matches under way
+            interrupted = True
     standings = [Standing(spec) for spec in specs]
-    result = TournamentResult(game.name, game.players, standings, [])
+    result = TournamentResult(game.name, game.players, standings, [], interrupted=interrupted)
     for i, summary in enumerate(summaries):
-        assert summary is not None
+        if summary is None:
+            continue
         summary["seats"] = seats[i]
         result.matches.append(summary)
         for role, player in enumerate(seats[i]):

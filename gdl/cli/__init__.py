@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from gdl import __version__
 from gdl.backend import ClusterError
 from gdl.cli._common import add_old_spellings
-from gdl.errors import PlayerSpecError
+from gdl.errors import PlayerSpecError, WorkerStartError
 
 #: Subcommand modules, in the order ``gdl --help`` lists them.
 COMMANDS = ("check", "bench", "play", "solve", "convert", "bandits", "tournament", "serve", "host", "network")
@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _subparsers(parser)[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         status: int = args.run(args)
-    except (ClusterError, PlayerSpecError) as problem:  # found once the work starts: unusable input
+    except (ClusterError, PlayerSpecError, WorkerStartError) as problem:  # found as the work starts
         print(f"gdl {args.command}: {problem}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from functools import partial
 
 from gdl.cli._common import (
     add_clocks,
@@ -79,20 +78,32 @@ def run(args: argparse.Namespace) -> int:
     if game is None:
         return 2
     quiet = args.quiet or args.json
+    seen: list[MatchRecord] = []  # the record so far, for Ctrl-C
+
+    def on_step(record: MatchRecord) -> None:
+        seen[:] = [record]
+        if not quiet:
+            show_step(record, reveal=args.reveal)
+
     try:
         players = assign_players(game, args.player, args.seed)
         match = Match(
             game, players, args.start_clock, args.play_clock, seed=args.seed,
-            max_steps=args.max_steps,
-            on_step=None if quiet else partial(show_step, reveal=args.reveal),
+            max_steps=args.max_steps, on_step=on_step,
         )
     except (PlayerSpecError, UnknownRoleError, ValueError) as problem:
         print(f"gdl play: {problem}", file=sys.stderr)
         return 2
     shown = ", ".join(f"{role} = {player.name}" for role, player in players.items())
     if not args.json:
-        print(f"{game.name}: {shown} (play clock {args.play_clock:g} s)")
-    record = match.run()
+        print(f"{game.name}: {shown} (play clock {args.play_clock:g} s)", flush=True)
+    try:
+        record = match.run()
+    except KeyboardInterrupt:
+        step = len(seen[0].moves) + 1 if seen else 0
+        print(f"gdl play: interrupted at step {step}" if step else "gdl play: interrupted at the start",
+              file=sys.stderr)
+        return 130
     if not args.json:
         print_result(record)
     if not emit_json(args, record.to_json, "play"):

@@ -94,8 +94,19 @@ def run(args: argparse.Namespace) -> int:
     if game is None:
         return 2
     bar = StatusLine("solve")
+    searched = [0, 0.0]  # states and seconds so far, for Ctrl-C
+
+    def progress(states: int, seconds: float) -> None:
+        searched[:] = [states, seconds]
+        bar.states(states, seconds)
+
     try:
-        solution = solve(game, budget=args.time_limit, max_states=args.max_states, progress=bar.states)
+        solution = solve(game, budget=args.time_limit, max_states=args.max_states, progress=progress)
+    except KeyboardInterrupt:
+        bar.close()
+        states, seconds = searched
+        print(f"gdl solve: interrupted after {states} states searched in {seconds:.0f} s", file=sys.stderr)
+        return 130
     finally:
         bar.close()
     if not emit_json(args, {"game": game.name, **solution.to_json()}, "solve"):

@@ -84,10 +84,15 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as problem:
         print(f"gdl tournament: {problem}", file=sys.stderr)
         return 2
+    CountBar.clear()
     if not args.json:
         print(table(result))
     if not emit_json(args, result.to_json, "tournament"):
         return 2
+    if result.interrupted:
+        done = f"{len(result.matches)} of {args.matches} matches"
+        print(f"gdl tournament: interrupted after {done}", file=sys.stderr)
+        return 130
     reasons = Counter(match["abortReason"] for match in result.matches if match["goals"] is None)
     for reason, count in reasons.most_common():
         matches = plural(count, "match", "matches")
