@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from gdl.cli import main
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -22,3 +26,35 @@ def test_a_script_without_a_main_guard_gets_one_clear_error(tmp_path: Path) -> N
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("gdl.errors.WorkerStartError: worker processes cannot start")
     assert f"{script} must start gdl's parallel work under `if __name__ == \"__main__\":`" in last
+
+
+#: Broken games, and the warning of ``gdl bench`` about each.
+BROKEN_GAMES = [
+    ("(role p) (init (at a)) (legal p go) (<= (next (at b)) (true (at a))) (<= (next (at a)) (true (at b)))"
+     " (<= terminal (true (at c))) (goal p 100)",
+     "playouts reached 10000 moves without a terminal state: the game may never end"),
+    ("(role P) (init (at a)) (legal P go) (<= (next (at b)) (true (at a))) (<= terminal (true (at b)))"
+     " (<= (goal P 100) (true (at a)))",
+     "role P had no goal value from 0 to 100 (or several) in"),
+    ("(role p) (role Q) (init (at a)) (legal p go) (<= (legal Q go) (true (at a)))"
+     " (<= (next (at b)) (true (at a))) (<= (next (at c)) (true (at b))) (<= terminal (true (at c)))"
+     " (goal p 100) (goal Q 0)",
+     "ended in no terminal state: role Q had no legal move after 1 move"),
+]
+
+
+@pytest.mark.parametrize("engine", ["datalog", "compiled"])
+@pytest.mark.parametrize(("rules", "warning"), BROKEN_GAMES, ids=["never-ends", "no-goal", "no-legal-move"])
+def test_bench_warns_about_a_broken_game(
+    rules: str, warning: str, engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "broken.kif"
+    game.write_text(rules)
+    assert main(["bench", str(game), "--time-limit", "0.1", "--engine", engine]) == 0
+    err = capsys.readouterr().err
+    assert f"gdl bench: warning: {game}: " in err and warning in err
+
+
+def test_bench_does_not_warn_about_a_sound_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", str(ROOT / "games/tictactoe.kif"), "--time-limit", "0.1"]) == 0
+    assert "warning" not in capsys.readouterr().err
