@@ -58,3 +58,48 @@ def test_bench_warns_about_a_broken_game(
 def test_bench_does_not_warn_about_a_sound_game(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", str(ROOT / "games/tictactoe.kif"), "--time-limit", "0.1"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+@pytest.fixture
+def formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Path]:
+    """A game file of each format, some with a suffix that does not say it (found by content)."""
+    json_game = tmp_path / "kuhn.json"
+    assert main(["convert", str(ROOT / "games/kuhn.efg"), str(json_game)]) == 0
+    unnamed = tmp_path / "kuhn-json.txt"
+    unnamed.write_text(json_game.read_text())
+    capsys.readouterr()
+    return {
+        "json": json_game, "json by content": unnamed, "efg": ROOT / "games/kuhn.efg",
+        "maze": ROOT / "games/bandits/example.txt", "gdl": ROOT / "games/nim.kif",
+    }
+
+
+#: Commands and the formats they read (see gdl.cli._common.FORMATS).
+READS = {
+    "check": {"gdl"}, "play": {"gdl"}, "bench": {"gdl"}, "network": {"gdl"}, "tournament": {"gdl"},
+    "host": {"gdl"}, "solve": {"gdl", "json", "efg"}, "convert": {"gdl", "json", "efg"}, "bandits": {"maze"},
+}
+#: What each format is called in messages, and a command that reads it.
+CALLED = {
+    "gdl": ("a GDL game", "gdl check"), "json": ("a game in the JSON format", "gdl solve"),
+    "efg": ("a Gambit .efg game", "gdl solve"), "maze": ("a bandit-ambush maze", "gdl bandits"),
+}
+
+
+@pytest.mark.parametrize("command", sorted(READS))
+def test_a_file_in_a_format_the_command_does_not_read_says_which_command_does(
+    command: str, formats: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tried = 0
+    for name, path in formats.items():
+        kind = name.split()[0]
+        if kind in READS[command]:
+            continue
+        argv = [command, str(path), *([str(tmp_path / "out.efg")] if command == "convert" else [])]
+        assert main(argv) == 2, (command, name)
+        err = capsys.readouterr().err
+        what, reader = CALLED[kind]
+        assert f"gdl {command}: {path}: this is {what}, not " in err and f"{reader}" in err, err
+        assert "error:" not in err  # not read as another format
+        tried += 1
+    assert tried == len(formats) - sum(name.split()[0] in READS[command] for name in formats)

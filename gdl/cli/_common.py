@@ -6,6 +6,7 @@ import argparse
 import copy
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -21,11 +22,14 @@ from gdl.errors import InvalidGameError, PlayerSpecError
 from gdl.players import PLAYER_KINDS, ROLE_PREFIX
 
 
-def source_text(path: Path) -> str | Diagnostic:
+def source_text(path: Path, formats: tuple[str, ...] = ("gdl",)) -> str | Diagnostic:
     """The text of a game file, or an error diagnostic (code ``unreadable-file``) saying why it cannot
-    be read."""
+    be read, or that it is in none of the ``formats`` (see :data:`FORMATS`) and which command reads it."""
     try:
-        return path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
+        reason = format_problem(path, text, formats)
+        if reason is None:
+            return text
     except IsADirectoryError:
         reason = "is a directory"
     except FileNotFoundError:
@@ -37,9 +41,49 @@ def source_text(path: Path) -> str | Diagnostic:
     return replace(error("unreadable-file", reason), file=str(path))
 
 
-def read_source(path: Path, command: str) -> str | None:
-    """The text of a game file, or None after telling on stderr why it cannot be read."""
-    text = source_text(path)
+#: The formats of game files: what each is, and the commands to name for it (the main ones that read it).
+FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "gdl": ("a GDL game", ("check", "play", "solve")),
+    "json": ("a game in the JSON format", ("solve", "convert")),
+    "efg": ("a Gambit .efg game", ("solve", "convert")),
+    "maze": ("a bandit-ambush maze", ("bandits",)),
+}
+#: The formats by what a file begins with (after white space), and by the file's suffix.
+_FORMAT_STARTS = (("{", "json"), ("EFG ", "efg"), ("(", "gdl"), (";", "gdl"))
+_FORMAT_SUFFIXES = {".json": "json", ".efg": "efg", ".kif": "gdl", ".gdl": "gdl"}
+_MAZE_START = re.compile(r"\d+\s*\n\s*\d+\s*\n")
+
+
+def file_format(path: Path, text: str) -> str:
+    """The format of a game file (a key of :data:`FORMATS`): by how it begins, else by its suffix, else
+    GDL (whose checks then say what is wrong)."""
+    start = text.lstrip("\ufeff \t\r\n")
+    for prefix, name in _FORMAT_STARTS:
+        if start.startswith(prefix):
+            return name
+    if _MAZE_START.match(start):
+        return "maze"
+    return _FORMAT_SUFFIXES.get(path.suffix.lower(), "gdl")
+
+
+def format_problem(path: Path, text: str, formats: tuple[str, ...]) -> str | None:
+    """Why a file in none of ``formats`` cannot be used, naming the commands that read it; None if it is
+    in one of them."""
+    found = file_format(path, text)
+    if found in formats:
+        return None
+    what, commands = FORMATS[found]
+    wanted = [FORMATS[name][0] for name in formats]
+    expected = ", ".join(wanted[:-1]) + " or " + wanted[-1] if len(wanted) > 1 else wanted[0]
+    readers = ", ".join(f"gdl {command}" for command in commands[:-1])
+    readers = f"{readers} or gdl {commands[-1]}" if readers else f"gdl {commands[-1]}"
+    return f"this is {what}, not {expected}: {readers} reads it"
+
+
+def read_source(path: Path, command: str, formats: tuple[str, ...] = ("gdl",)) -> str | None:
+    """The text of a game file in one of ``formats``, or None after telling on stderr why it cannot be
+    used."""
+    text = source_text(path, formats)
     if isinstance(text, Diagnostic):
         print(f"gdl {command}: {path}: {text.message}", file=sys.stderr)
         return None

@@ -19,13 +19,16 @@ if TYPE_CHECKING:
     from gdl.extensive.cfr import CFRSolution
     from gdl.extensive.lp import LPSolution
 
+#: The formats of extensive-form games (see :data:`gdl.cli._common.FORMATS`).
+EXTENSIVE_FORMATS = ("gdl", "json", "efg")
+
 LP_CONCEPT = "Nash equilibrium (two-player constant-sum: the minimax value), exact by the sequence-form LP"
 CFR_CONCEPT = "approximate Nash equilibrium (the average strategy of CFR+; exploitability bounds its error)"
 
 
 def load_extensive_game(path: str, command: str) -> ExtensiveGame | None:
     """The game in ``path``, or None after saying on stderr why there is none."""
-    text = read_source(Path(path), command)
+    text = read_source(Path(path), command, EXTENSIVE_FORMATS)
     if text is None:
         return None
     try:
@@ -61,7 +64,7 @@ def solve_file(args: argparse.Namespace) -> int | None:
     from gdl.extensive.sequence import NotTwoPlayerError, SequenceForm
 
     start = time.perf_counter()
-    text = read_source(Path(args.game), "solve")
+    text = read_source(Path(args.game), "solve", EXTENSIVE_FORMATS)
     if text is None:
         return 2
     try:
