@@ -430,7 +430,8 @@ class Match:
                 if state.is_terminal():
                     break
                 if self.max_steps is not None and step >= self.max_steps:
-                    record.aborted, record.abort_reason = True, f"no terminal state after {step} steps"
+                    steps = f"{step} step{'' if step == 1 else 's'}"
+                    record.aborted, record.abort_reason = True, f"no terminal state after {steps}"
                     break
                 state = self._step(state, record, workers, views)
                 record.states.append(state)

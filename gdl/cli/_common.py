@@ -528,3 +528,8 @@ def emit_json(args: argparse.Namespace, data: Any, command: str) -> bool:
 def plural(count: int, one: str, many: str | None = None) -> str:
     """``one`` or ``many`` (default: ``one`` + s) as ``count`` asks."""
     return one if count == 1 else many or one + "s"
+
+
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """``count`` and the noun it asks for: ``1 node``, ``2 nodes``."""
+    return f"{count} {plural(count, one, many)}"

@@ -7,13 +7,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gdl.cli._common import StatusLine, emit_json, read_source
+from gdl.cli._common import StatusLine, counted, emit_json, plural, read_source
 from gdl.extensive import ExtensiveGame, ExtensiveGameError, NotExtensiveError, read_extensive
 from gdl.extensive.from_gdl import GdlExtensiveGame
+from gdl.extensive.model import exact_fraction, tidy
 
 if TYPE_CHECKING:
     from gdl.extensive.cfr import CFRSolution
@@ -45,11 +45,9 @@ def _say(problem: ExtensiveGameError, path: str, command: str) -> None:
 
 def rational(value: float) -> str:
     """A value with its exact fraction when it is one with a small denominator: ``-1/18``."""
-    close = Fraction(value).limit_denominator(1000)
-    exact = abs(float(close) - value) < 1e-9
-    # Shown as the exact value's float when there is one: no solver noise, and + 0.0 makes -0.0 plain 0.
-    shown = f"{(float(close) if exact else value) + 0.0:.10g}"
-    if exact and close.denominator > 1:
+    close = exact_fraction(value)
+    shown = f"{tidy(value):.10g}"
+    if close is not None and close.denominator > 1:
         return f"{shown} (= {close})"
     return shown
 
@@ -118,7 +116,7 @@ def _report(name: str, game: ExtensiveGame, solution: LPSolution | CFRSolution) 
         "solved": True,
         "concept": CFR_CONCEPT if method == "cfr" else LP_CONCEPT,
         "method": method,
-        "value": solution.value,
+        "value": {player: tidy(value) for player, value in solution.value.items()},
         "strategies": solution.strategies,
         "exploitability": solution.exploitability.exploitability,
         "seconds": round(solution.seconds, 4),
@@ -126,7 +124,7 @@ def _report(name: str, game: ExtensiveGame, solution: LPSolution | CFRSolution) 
     }
     if isinstance(game, GdlExtensiveGame):  # payoffs are goals minus half their constant sum
         report["goal_offset"] = float(game.goal_offset)
-        report["goal_value"] = {p: v + float(game.goal_offset) for p, v in solution.value.items()}
+        report["goal_value"] = {p: tidy(v + float(game.goal_offset)) for p, v in solution.value.items()}
     if isinstance(solution, CFRSolution):
         report["iterations"] = solution.iterations
         report["history"] = [{"iteration": i, "exploitability": e} for i, e in solution.history]
@@ -143,7 +141,7 @@ def _print(report: dict[str, Any], game: ExtensiveGame, quiet: bool) -> None:
         print(f"exploitability: {report['exploitability']:.3g}")
         return
     for player, strategy in report["strategies"].items():
-        print(f"strategy of {player} ({len(strategy)} information sets):")
+        print(f"strategy of {player} ({len(strategy)} {plural(len(strategy), 'information set')}):")
         for infoset, probabilities in strategy.items():
             shown = ", ".join(f"{action} {p:.4g}" for action, p in probabilities.items())
             print(f"  {infoset}: {shown}")
@@ -158,7 +156,8 @@ def _print(report: dict[str, Any], game: ExtensiveGame, quiet: bool) -> None:
     )
     size = report["size"]
     print(
-        f"method: {method}; {sum(size['sequences'].values())} sequences, "
-        f"{sum(size['infosets'].values())} information sets, {sum(dict(game.sizes).values())} nodes"
+        f"method: {method}; {counted(sum(size['sequences'].values()), 'sequence')}, "
+        f"{counted(sum(size['infosets'].values()), 'information set')}, "
+        f"{counted(sum(dict(game.sizes).values()), 'node')}"
     )
     print(f"time: {report['seconds']:.3f} s to solve, {report['load_seconds']:.3f} s to load")

@@ -1,0 +1,58 @@
+"""Output details: numbers as exact as the values they stand for, plurals, names as the rules spell
+them, standard output holding one thing."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from gdl.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "json-games"
+
+
+def test_the_bandits_value_is_the_float_of_its_exact_fraction(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bandits", str(ROOT / "games/bandits/example.txt"), "--json"]) == 0
+    value = json.loads(capsys.readouterr().out)["value"]
+    assert repr(value) == repr(float(Fraction(2123, 420))) == "5.054761904761905"
+
+
+def test_a_zero_value_is_not_negative(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # matching pennies: value 0, which the LP reports as -0.0 for one player
+    efg = tmp_path / "pennies.efg"
+    efg.write_text(
+        'EFG 2 R "pennies" { "1" "2" }\n'
+        'p "" 1 1 "a" { "H" "T" } 0\n'
+        'p "" 2 1 "b" { "H" "T" } 0\n'
+        't "" 1 "" { 1, -1 }\nt "" 2 "" { -1, 1 }\n'
+        'p "" 2 1 "b" { "H" "T" } 0\n'
+        't "" 3 "" { -1, 1 }\nt "" 4 "" { 1, -1 }\n'
+    )
+    assert main(["solve", str(efg), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert "-0.0" not in out and json.loads(out)["value"] == {"1": 0.0, "2": 0.0}
+    if (SHARED / "even-or-odd.json").is_file():
+        assert main(["solve", str(SHARED / "even-or-odd.json"), "--json"]) == 0
+        assert "-0.0" not in capsys.readouterr().out
+
+
+def test_one_of_a_thing_is_not_plural(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = tmp_path / "one.efg"
+    game.write_text('EFG 2 R "one" { "1" "2" }\np "" 1 1 "a" { "x" "y" } 0\nt "" 1 "" { 1, -1 }\n'
+                    't "" 2 "" { 0, 0 }\n')
+    assert main(["solve", str(game)]) == 0
+    out = capsys.readouterr().out
+    assert "(1 information set):" in out and "1 information set," in out
+    assert main(["convert", str(game), str(tmp_path / "one.json")]) == 0
+    assert "1 information set)" in capsys.readouterr().out
+    solo = tmp_path / "solo.kif"
+    solo.write_text("(role p) (role random) (init s) (legal p a) (legal random a) (<= terminal (true s))"
+                    " (goal p 100)")
+    assert main(["solve", str(solo)]) != 0
+    assert "has 1 player (p)" in capsys.readouterr().err
+    assert main(["play", str(ROOT / "games/tictactoe.kif"), "-p", "legal", "--max-steps", "1", "-q"]) == 1
+    assert "no terminal state after 1 step\n" in capsys.readouterr().out
