@@ -56,3 +56,14 @@ def test_one_of_a_thing_is_not_plural(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "has 1 player (p)" in capsys.readouterr().err
     assert main(["play", str(ROOT / "games/tictactoe.kif"), "-p", "legal", "--max-steps", "1", "-q"]) == 1
     assert "no terminal state after 1 step\n" in capsys.readouterr().out
+
+
+def test_the_solve_table_is_as_wide_as_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    tictactoe, nim = str(ROOT / "games/tictactoe.kif"), str(ROOT / "games/nim.kif")
+    monty = str(ROOT / "games/montyhall.kif")  # not solved here, for a long reason
+    assert main(["solve", tictactoe, nim, monty, "--max-states", "20", "-j", "1"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    header, *rows, summary = lines
+    assert header.split() == ["game", "result", "value", "states", "seconds"]
+    assert len(header) < 80, header  # no column padded to the length of a reason
+    assert any("not solved within budget (" in row for row in rows) and summary.endswith("game(s) solved")

@@ -278,12 +278,16 @@ BAD: list[tuple[list[str], int, str, Check]] = [
     (["play", NIM, "-p", "alphazero"], 2, "unknown player kind: 'alphazero'", _nothing),
     (["serve", "--capacity", "0"], 2, "--capacity: must be at least 1", _nothing),
     (["play", NIM, "-p", "legal", "-p", "legal", "--json", "-o", "-"], 0, "",
-     lambda out, err, where: not (where / "-").exists() and out.count('"isCompleted": true') == 2),
+     lambda out, err, where: not (where / "-").exists() and out.count('"isCompleted": true') == 1),
+    (["play", NIM, "-p", "legal", "-p", "legal", "-o", "-"], 0, "",  # the JSON alone, not the text too
+     lambda out, err, where: json.loads(out)["isCompleted"] is True),
+    (["solve", NIM, "-o", "-"], 0, "", lambda out, err, where: json.loads(out)["solved"] is True),
+    (["check", NIM, "-o", "-"], 0, "", lambda out, err, where: json.loads(out) == []),
     (["play", NIM, "-q", "-p", "legal", "-p", "legal", "--json", "-"], 0, "--json FILE is deprecated",
      lambda out, err, where: not (where / "-").exists() and '"isCompleted": true' in out),
     (["nosuchcommand"], 2, "invalid choice: 'nosuchcommand'", _nothing),
     (["solve", NIM, "--json", "-o", "-"], 0, "",
-     lambda out, err, where: not (where / "-").exists() and out.count('"solved": true') == 2),
+     lambda out, err, where: not (where / "-").exists() and out.count('"solved": true') == 1),
 ]
 
 

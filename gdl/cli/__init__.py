@@ -50,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if unknown:  # the command's usage, not gdl's
         _subparsers(parser)[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    if getattr(args, "output", None) == "-":  # the JSON on standard output, and nothing else there
+        args.json, args.output = True, None
     try:
         status: int = args.run(args)
     except (ClusterError, PlayerSpecError, WorkerStartError) as problem:  # found as the work starts
