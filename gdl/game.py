@@ -168,7 +168,7 @@ class State:
 
     def __repr__(self) -> str:
         # Shown in error messages too: a large state is cut short rather than filling the screen.
-        fluents = sorted(map(str, self.fluents()))
+        fluents = sorted(map(self._game.spell, self.fluents()))
         shown: list[str] = []
         length = 0
         for fluent in fluents:

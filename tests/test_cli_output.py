@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import gdl
 from gdl.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,3 +68,30 @@ def test_the_solve_table_is_as_wide_as_its_figures(capsys: pytest.CaptureFixture
     assert header.split() == ["game", "result", "value", "states", "seconds"]
     assert len(header) < 80, header  # no column padded to the length of a reason
     assert any("not solved within budget (" in row for row in rows) and summary.endswith("game(s) solved")
+
+
+#: A game whose rules spell names with capitals.
+UPPER = """(role White) (role Black) (init (Turn White))
+(<= (legal White (Mark A)) (true (Turn White))) (<= (legal White Noop) (true (Turn Black)))
+(<= (legal Black (Mark B)) (true (Turn Black))) (<= (legal Black Noop) (true (Turn White)))
+(<= (next (Turn Black)) (true (Turn White))) (<= (next Done) (true (Turn Black)))
+(<= terminal (true Done)) (goal White 100) (goal Black 0)"""
+
+
+def test_play_solve_and_states_spell_names_as_the_rules_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "upper.kif"
+    game.write_text(UPPER)
+    assert main(["play", str(game), "-p", "legal", "-p", "legal"]) == 0
+    out = capsys.readouterr().out
+    assert "upper: White = legal, Black = legal" in out and "goals: White 100, Black 0" in out
+    assert main(["solve", str(game)]) == 0
+    out = capsys.readouterr().out
+    assert "value: White 100, Black 0" in out and "1. White (Mark A); Black Noop" in out
+    assert main(["solve", str(game), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["value"] == {"White": 100, "Black": 0}
+    assert data["pv"][0] == {"White": "(Mark A)", "Black": "Noop"}
+    state = gdl.load(str(game)).initial_state()
+    assert repr(state) == "<State (Turn White)>"

@@ -19,7 +19,8 @@ from gdl.check import CheckedProgram, check_text
 from gdl.diagnostics import Diagnostic, error
 from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS, ENGINES
 from gdl.errors import InvalidGameError, PlayerSpecError
-from gdl.players import PLAYER_KINDS, ROLE_PREFIX
+from gdl.players import PLAYER_KINDS
+from gdl.players.registry import ROLE_PREFIX
 
 
 def source_text(path: Path, formats: tuple[str, ...] = ("gdl",)) -> str | Diagnostic:

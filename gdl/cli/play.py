@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     except (PlayerSpecError, UnknownRoleError, ValueError) as problem:
         print(f"gdl play: {problem}", file=sys.stderr)
         return 2
-    shown = ", ".join(f"{role} = {player.name}" for role, player in players.items())
+    shown = ", ".join(f"{game.spell(role)} = {player.name}" for role, player in players.items())
     if not args.json:
         print(f"{game.name}: {shown} (play clock {args.play_clock:g} s)", flush=True)
     try:
@@ -114,12 +114,13 @@ def run(args: argparse.Namespace) -> int:
 def print_result(record: MatchRecord) -> None:
     """The goals (or why the match was aborted) and the errors each player made."""
     if record.completed:
-        print("\ngoals: " + ", ".join(f"{role} {value}" for role, value in record.goals.items()))
+        goals = ", ".join(f"{record.spell(role)} {value}" for role, value in record.goals.items())
+        print(f"\ngoals: {goals}")
     else:
         print(f"aborted: {record.abort_reason}")
     errors = {role: record.error_count(role) for role in record.states[0].game.players}
     if any(errors.values()):
-        print("errors: " + ", ".join(f"{role} {count}" for role, count in errors.items()))
+        print("errors: " + ", ".join(f"{record.spell(role)} {count}" for role, count in errors.items()))
 
 
 def show_step(record: MatchRecord, *, reveal: bool = True) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from gdl.cli._batch import solve_many
@@ -109,11 +111,25 @@ def run(args: argparse.Namespace) -> int:
         return 130
     finally:
         bar.close()
+    solution = spelled(solution, game.spell)
     if not emit_json(args, {"game": game.name, **solution.to_json()}, "solve"):
         return 2
     if not args.json:
         _print(game.name, solution, args.quiet)
     return 0 if solution.solved else 1
+
+
+def spelled(solution: Solution, spell: Callable[[str], str]) -> Solution:
+    """The solution with its roles and moves spelled as the rules spell them, for output."""
+    return replace(
+        solution,
+        value={spell(role): value for role, value in solution.value.items()},
+        pv=[{spell(role): spell(move) for role, move in joint.items()} for joint in solution.pv],
+        strategies={
+            spell(role): {spell(move): p for move, p in strategy.items()}
+            for role, strategy in solution.strategies.items()
+        },
+    )
 
 
 def _print(name: str, solution: Solution, quiet: bool) -> None:
