@@ -467,7 +467,7 @@ class Match:
                 else partial(player.play_view, views[r], deadline)
             )
             for r, player in self.players.items()
-            if self.ask_forced or len(legal[r]) > 1
+            if (self.ask_forced and not player.is_human) or len(legal[r]) > 1  # a person plays only choices
         }
         errors: dict[str, str] = {}
         codes: dict[str, str] = {}

@@ -113,9 +113,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     silent = [role for role in record.roles if record.never_answered(role)]
     for role in silent:
+        first = record.start_errors.get(role) or record.errors[0][role]
         print(
             f"gdl host: the player of {spell(role)} ({players[role]}) never answered with a legal move"
-            f" (first error: {record.errors[0][role]})",
+            f" (first error: {first})",
             file=sys.stderr,
         )
     return 0 if record.completed and not silent else 1
