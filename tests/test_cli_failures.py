@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -103,3 +104,20 @@ def test_a_file_in_a_format_the_command_does_not_read_says_which_command_does(
         assert "error:" not in err  # not read as another format
         tried += 1
     assert tried == len(formats) - sum(name.split()[0] in READS[command] for name in formats)
+
+
+def test_a_ray_cluster_that_cannot_start_under_an_address_space_limit_is_said_at_once() -> None:
+    pytest.importorskip("ray")
+    limit = 3 << 30  # as `ulimit -v 3145728`: enough for gdl, too little for Ray's processes
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+    argv = ["solve", str(ROOT / "games/nim.kif"), str(ROOT / "games/tictactoe.kif"), "--cluster", "ray"]
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from gdl.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
+        capture_output=True, text=True, timeout=120, preexec_fn=limited,
+    )
+    assert done.returncode == 2, done.stderr
+    said = "gdl solve: a local Ray cluster cannot start its processes under an address-space limit of 3072 MB"
+    assert said in done.stderr
