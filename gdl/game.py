@@ -245,8 +245,8 @@ class State:
             try:
                 given[index] = as_term(move)
             except KifSyntaxError as problem:
-                raise KifSyntaxError(f"move of {roles[index]} is {problem}") from None
-        missing = [r for i, r in enumerate(self._game.roles) if i not in given]
+                raise KifSyntaxError(f"move of {self._game.spell(roles[index])} is {problem}") from None
+        missing = [self._game.spell(r) for i, r in enumerate(self._game.roles) if i not in given]
         if missing:
             raise GameDefinitionError(f"joint move has no move for role(s) {', '.join(missing)} in {self!r}")
         if self.is_terminal():
@@ -255,7 +255,8 @@ class State:
         for index, role in enumerate(self._game.roles):
             move = given[index]
             if move not in reasoner.legal(self._data, index):
-                raise IllegalMoveError(f"illegal move: {str(move)!r} for {role} in {self!r}")
+                spelled = self._game.spell(move)
+                raise IllegalMoveError(f"illegal move: {spelled!r} for {self._game.spell(role)} in {self!r}")
             moves.append(move)
         return moves
 

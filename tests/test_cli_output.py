@@ -95,3 +95,8 @@ def test_play_solve_and_states_spell_names_as_the_rules_do(
     assert data["pv"][0] == {"White": "(Mark A)", "Black": "Noop"}
     state = gdl.load(str(game)).initial_state()
     assert repr(state) == "<State (Turn White)>"
+    illegal = r"illegal move: '\(Mark B\)' for White in <State \(Turn White\)>"
+    with pytest.raises(gdl.IllegalMoveError, match=illegal):
+        state.next({"white": "(mark b)", "black": "noop"})
+    with pytest.raises(gdl.errors.GameDefinitionError, match=r"no move for role\(s\) Black in"):
+        state.next({"white": "(mark a)"})
