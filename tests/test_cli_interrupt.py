@@ -17,8 +17,9 @@ from protocol_support import request
 
 ROOT = Path(__file__).resolve().parent.parent
 TICTACTOE = str(ROOT / "games/tictactoe.kif")
-#: Seconds a command may take to stop (generous: the machine may be loaded; the aim is about 2).
-STOP_WITHIN = 20.0
+#: Seconds a command may take to stop: generous, since a loaded machine starves the process (on an idle
+#: one each stops within about a second; measure it with a benchmark, not here).
+STOP_WITHIN = 60.0
 
 #: 16 lights a player turns on or off, one a step, for 40 steps: too many states to solve quickly.
 LIGHTS = "\n".join([
