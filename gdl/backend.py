@@ -21,12 +21,15 @@ from __future__ import annotations
 import concurrent.futures
 import multiprocessing
 import os
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Generic, TypeVar
+
+from gdl.errors import WorkerStartError
 
 T = TypeVar("T")
 #: How a backend refers to a task under way (a future, a Ray object reference).
@@ -164,6 +167,8 @@ class Processes(Backend[concurrent.futures.Future[Any]]):
         #: Tasks of broken pools still to be run alone, and the tasks under way that run alone.
         self._suspects = 0
         self._alone: set[concurrent.futures.Future[Any]] = set()
+        #: Whether a worker has ever finished a task (if not, a broken pool may be one that cannot start).
+        self._worked = False
 
     def _window(self) -> int:
         return 1 if self._suspects else 2 * self.jobs
@@ -172,8 +177,12 @@ class Processes(Backend[concurrent.futures.Future[Any]]):
         self, function: Callable[..., Any], arguments: tuple[Any, ...], cpus: int
     ) -> concurrent.futures.Future[Any]:
         if self._pool is None:  # the first task, or the pool broke when a worker died
-            context = multiprocessing.get_context("forkserver")
-            self._pool = concurrent.futures.ProcessPoolExecutor(max_workers=self.jobs, mp_context=context)
+            if getattr(multiprocessing.current_process(), "_inheriting", False):
+                # A new worker importing the script that started the work, which starts work again: a
+                # script without an `if __name__ == "__main__":` guard. The worker leaves quietly; the
+                # script's own process says what is wrong (see _check_start).
+                raise SystemExit(1)
+            self._pool = _new_pool(self.jobs)
         future = self._pool.submit(function, *arguments)
         self._pools[future] = self._pool
         if self._suspects:
@@ -192,9 +201,12 @@ class Processes(Backend[concurrent.futures.Future[Any]]):
                 self._suspects -= 1
             try:
                 results.append((future, future.result()))
+                self._worked = True
             except BrokenProcessPool:
                 if pool is self._pool:
                     self._discard_pool()
+                if not self._worked:
+                    _check_start()
                 if pool not in self._victims:  # every task still in the pool shares its fate
                     self._victims[pool] = 1 + sum(other is pool for other in self._pools.values())
                 blamed = self._victims[pool] == 1
@@ -207,17 +219,46 @@ class Processes(Backend[concurrent.futures.Future[Any]]):
         self._victims.clear()
         self._alone.clear()
         self._suspects = 0
-        self._discard_pool()
+        self._discard_pool(stop=True)
 
-    def _discard_pool(self) -> None:
+    def _discard_pool(self, stop: bool = False) -> None:
+        """Let go of the pool; ``stop``: end its workers now, not after the tasks under way."""
         if self._pool is not None:
+            workers = list(getattr(self._pool, "_processes", {}).values()) if stop else []
             self._pool.shutdown(wait=False, cancel_futures=True)
+            for worker in workers:  # no public way to stop a task under way (Python 3.14 adds one)
+                worker.kill()
+            for worker in workers:
+                worker.join(1)
             self._pool = None
 
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
+
+
+def _new_pool(jobs: int) -> _Pool:
+    context = multiprocessing.get_context("forkserver")
+    return concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+
+
+def _check_start() -> None:
+    """Raise :class:`WorkerStartError` when a worker process cannot even run ``os.getpid``."""
+    pool = _new_pool(1)
+    try:
+        pool.submit(os.getpid).result()
+    except BrokenProcessPool:
+        main = sys.modules.get("__main__")
+        script = getattr(main, "__file__", None)
+        hint = (
+            f"; {script} must start gdl's parallel work under `if __name__ == \"__main__\":`, since every "
+            "worker process imports it"
+            if script else ""
+        )
+        raise WorkerStartError(f"worker processes cannot start (they die as they start){hint}") from None
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def open_backend(cluster: str | None, jobs: int | None = None, retries: int = 2) -> Backend[Any]:

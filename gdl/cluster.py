@@ -15,6 +15,7 @@ import contextlib
 import inspect
 import logging
 import math
+import resource
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,9 @@ from gdl.backend import Backend, ClusterError, Lost
 
 #: How long one wait for results lasts, so Ctrl-C is noticed promptly.
 _POLL_SECONDS = 0.5
+#: The address space (bytes) a local Ray cluster needs to start its processes, which reserve large
+#: virtual memory areas: under ``ulimit -v`` 8 GB Ray 2.60 hangs for minutes, under 16 GB it starts.
+RAY_ADDRESS_SPACE = 16_000_000 << 10
 
 
 class RayCluster(Backend[ObjectRef[Any]]):
@@ -54,13 +58,14 @@ class RayCluster(Backend[ObjectRef[Any]]):
             return
         options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
         if self.address is None:
+            _check_address_space()
             options.update(address="local", num_cpus=self._cpus, include_dashboard=False)
         else:
             package = str(Path(__file__).resolve().parent)
             options.update(address=self.address, runtime_env={"py_modules": [package]})
         try:
             ray.init(**options)
-        except (ConnectionError, RuntimeError, ValueError) as problem:
+        except Exception as problem:  # Ray raises a bare Exception when its processes do not start
             where = "a local Ray cluster" if self.address is None else f"the Ray cluster at {self.address}"
             raise ClusterError(f"cannot start or join {where}: {_first_line(problem)}") from None
         self._started = True
@@ -137,6 +142,17 @@ class RayCluster(Backend[ObjectRef[Any]]):
         if self._started and ray.is_initialized():
             ray.shutdown()
         self._started = False
+
+
+def _check_address_space() -> None:
+    """Refuse at once to start a local cluster under an address-space limit Ray cannot start in."""
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit != resource.RLIM_INFINITY and limit < RAY_ADDRESS_SPACE:
+        raise ClusterError(
+            f"a local Ray cluster cannot start its processes under an address-space limit of "
+            f"{limit >> 20} MB (ulimit -v): it needs about {RAY_ADDRESS_SPACE / 1e9:.0f} GB; raise the "
+            "limit, or join a running cluster with --cluster ray:ADDRESS"
+        )
 
 
 def _errors_to_stderr() -> None:

@@ -81,3 +81,7 @@ class RecordError(ValueError):
 
 class ViewerError(ValueError):
     """The viewer's page cannot be served: its port is taken or not ours to use."""
+
+
+class WorkerStartError(ValueError):
+    """Worker processes that cannot start (e.g. a script without an ``if __name__ == "__main__":`` guard)."""

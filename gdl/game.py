@@ -20,7 +20,7 @@ player knows is its :class:`gdl.views.View`; the states consistent with it are a
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -195,7 +195,7 @@ class State:
 
     def __repr__(self) -> str:
         # Shown in error messages too: a large state is cut short rather than filling the screen.
-        fluents = sorted(map(str, self.fluents()))
+        fluents = sorted(map(self._game.spell, self.fluents()))
         shown: list[str] = []
         length = 0
         for fluent in fluents:
@@ -233,14 +233,14 @@ class State:
         move = as_term(move)
         return not self.is_terminal() and move in self._game.reasoner.legal(self._data, index)
 
-    def joint_moves(self) -> Iterator[dict[str, Term]]:
+    def joint_moves(self) -> list[dict[str, Term]]:
         """Every joint move legal here (role name -> move, nature included), in the order of the roles'
         legal moves; none in a terminal state."""
         if self.is_terminal():
-            return
+            return []
         roles = self._game.roles
-        for moves in itertools.product(*(self.legal_moves(role) for role in roles)):
-            yield dict(zip(roles, moves, strict=True))
+        every = itertools.product(*(self.legal_moves(role) for role in roles))
+        return [dict(zip(roles, moves, strict=True)) for moves in every]
 
     def next(self, joint: JointLike) -> State:
         """The successor after every role plays its move in ``joint``: role name -> move, or one move per
@@ -266,22 +266,24 @@ class State:
                     f"a joint move as a sequence has one move per role ({', '.join(roles)}), got {joint!r}"
                 )
             joint = dict(zip(roles, joint, strict=True))
-        given = {}
-        for role, move in joint.items():
-            given[self._game.role_index(role)] = move
-        missing = [r for i, r in enumerate(self._game.roles) if i not in given]
+        given: dict[int, Term] = {}
+        for role, move in joint.items():  # the text of every move read first: a syntax error shows
+            index = self._game.role_index(role)
+            try:
+                given[index] = as_term(move)
+            except KifSyntaxError as problem:
+                raise KifSyntaxError(f"move of {self._game.spell(roles[index])} is {problem}") from None
+        missing = [self._game.spell(r) for i, r in enumerate(self._game.roles) if i not in given]
         if missing:
             raise GameDefinitionError(f"joint move has no move for role(s) {', '.join(missing)} in {self!r}")
         if self.is_terminal():
             raise IllegalMoveError(f"no move is legal in terminal state {self!r}")
         moves = []
         for index, role in enumerate(self._game.roles):
-            try:
-                move = as_term(given[index])
-            except KifSyntaxError as problem:
-                raise KifSyntaxError(f"move of {role} is {problem}") from None
+            move = given[index]
             if move not in reasoner.legal(self._data, index):
-                raise IllegalMoveError(f"illegal move: {str(move)!r} for {role} in {self!r}")
+                spelled = self._game.spell(move)
+                raise IllegalMoveError(f"illegal move: {spelled!r} for {self._game.spell(role)} in {self!r}")
             moves.append(move)
         return moves
 

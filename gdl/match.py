@@ -430,7 +430,8 @@ class Match:
                 if state.is_terminal():
                     break
                 if self.max_steps is not None and step >= self.max_steps:
-                    record.aborted, record.abort_reason = True, f"no terminal state after {step} steps"
+                    steps = f"{step} step{'' if step == 1 else 's'}"
+                    record.aborted, record.abort_reason = True, f"no terminal state after {steps}"
                     break
                 state = self._step(state, record, workers, views)
                 record.states.append(state)
@@ -466,7 +467,7 @@ class Match:
                 else partial(player.play_view, views[r], deadline)
             )
             for r, player in self.players.items()
-            if self.ask_forced or len(legal[r]) > 1
+            if (self.ask_forced and not player.is_human) or len(legal[r]) > 1  # a person plays only choices
         }
         errors: dict[str, str] = {}
         codes: dict[str, str] = {}

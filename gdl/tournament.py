@@ -26,7 +26,7 @@ import gdl
 from gdl.backend import Backend, Outcome, Processes
 from gdl.errors import PlayerSpecError
 from gdl.match import Match
-from gdl.players import PLAYER_KINDS, make_player, parse_spec
+from gdl.players import PLAYER_KINDS, assign_roles, make_player, parse_spec
 
 
 @dataclass
@@ -59,6 +59,8 @@ class TournamentResult:
     standings: list[Standing]
     matches: list[dict[str, Any]]
     aborted: int = 0
+    #: Whether Ctrl-C stopped the tournament: ``matches`` holds those played before.
+    interrupted: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -72,6 +74,7 @@ class TournamentResult:
                 for s in self.standings
             ],
             "aborted": self.aborted,
+            "interrupted": self.interrupted,
             "matches": self.matches,
         }
 
@@ -82,7 +85,7 @@ def _load(text: str, file: str, engine: str) -> gdl.Game:
 
 
 def play_one(
-    text: str, file: str, engine: str, start_clock: float, play_clock: float,
+    text: str, file: str, engine: str, start_clock: float, play_clock: float, max_steps: int | None,
     specs: list[str], seed: int | None, keep_record: bool = False,
 ) -> dict[str, Any]:
     """One match of the game ``text`` (named ``file``); ``specs`` are in role order. The game travels as
@@ -93,7 +96,7 @@ def play_one(
         role: make_player(spec, None if seed is None else seed * 100 + index)
         for index, (role, spec) in enumerate(zip(game.players, specs, strict=True))
     }
-    record = Match(game, players, start_clock, play_clock, seed=seed).run()
+    record = Match(game, players, start_clock, play_clock, seed=seed, max_steps=max_steps).run()
     summary: dict[str, Any] = {
         "players": specs,
         "goals": [record.goals[r] for r in game.players] if record.completed else None,
@@ -127,23 +130,30 @@ def run_tournament(
     engine: str = "auto",
     progress: Callable[[int, int], None] | None = None,
     backend: Backend[Any] | None = None,
+    max_steps: int | None = None,
     on_match: Callable[[int, dict[str, Any] | None, TournamentResult], None] | None = None,
 ) -> TournamentResult:
-    """Play ``matches`` matches of the game in ``path`` between ``specs`` (one per role).
+    """Play ``matches`` matches of the game in ``path`` between ``specs`` (one per role, in role order,
+    or ``ROLE=SPEC`` for the role a player takes in the first match); a match that has not ended after
+    ``max_steps`` steps (None: no limit) is aborted.
 
     They run on ``backend`` (see :mod:`gdl.backend`), by default ``jobs`` local processes. A match
     whose worker died is played again; one lost for good is recorded as aborted, with the reason.
     ``on_match(i, record, so_far)`` is called as match ``i`` ends, with its record (ggp-base JSON; None
     when it was lost) and the tournament so far (unfinished matches are ``None`` in ``so_far.matches``).
+    Ctrl-C stops the matches under way and gives the result of those played before (``interrupted``).
     """
     text = Path(path).read_text(encoding="utf-8")
     game = _load(text, path, engine)
+    if len(specs) != len(game.players):
+        raise PlayerSpecError(
+            f"{len(specs)} players given for the {len(game.players)} role(s) of {game.name}"
+        )
+    specs = list(assign_roles(game, specs, default=None).values())
     for spec in specs:
         if parse_spec(spec)[0] == "human":
             raise PlayerSpecError("human players cannot play in tournaments (matches run in the background)")
         make_player(spec)  # a bad option is reported now, before any work starts
-    if len(specs) != len(game.players):
-        raise ValueError(f"{len(specs)} players given for the {len(game.players)} role(s) of {game.name}")
     if matches < 1:
         raise ValueError(f"the number of matches must be at least 1, got {matches}")
     k = len(specs)
@@ -153,29 +163,38 @@ def run_tournament(
         for i in range(matches)
     ]
     summaries: list[dict[str, Any] | None] = [None] * matches
+    interrupted = False
     with contextlib.ExitStack() as stack:
         if backend is None:
             backend = stack.enter_context(Processes(jobs))
-        common = (text, path, engine, start_clock, play_clock)
+        common = (text, path, engine, start_clock, play_clock, max_steps)
         outcomes = backend.map(play_one, calls, common=common, cpus=thinking_players(specs))
-        for done, outcome in enumerate(outcomes, 1):
-            summaries[outcome.index] = summary = _summary(outcome, *calls[outcome.index][:2])
-            summary["seats"] = seats[outcome.index]
-            if on_match:
-                on_match(outcome.index, summary.pop("record", None), _tally(game, specs, summaries))
-            if progress:
-                progress(done, matches)
-    return _tally(game, specs, summaries)
+        try:
+            for done, outcome in enumerate(outcomes, 1):
+                summaries[outcome.index] = summary = _summary(outcome, *calls[outcome.index][:2])
+                summary["seats"] = seats[outcome.index]
+                if on_match:
+                    on_match(outcome.index, summary.pop("record", None), _tally(game, specs, summaries))
+                if progress:
+                    progress(done, matches)
+        except KeyboardInterrupt:  # the backend stopped the matches under way
+            interrupted = True
+    return _tally(game, specs, summaries, interrupted)
 
 
-def _tally(game: gdl.Game, specs: list[str], summaries: list[dict[str, Any] | None]) -> TournamentResult:
-    """The standings over the matches that have ended (the others are None)."""
+def _tally(
+    game: gdl.Game, specs: list[str], summaries: list[dict[str, Any] | None], interrupted: bool = False
+) -> TournamentResult:
+    """The standings over the matches that have ended (the others are None, and kept as None in the
+    result's matches while the tournament goes on, left out once it was interrupted)."""
     standings = [Standing(spec) for spec in specs]
-    result = TournamentResult(game.name, game.players, standings, [])
+    result = TournamentResult(game.name, game.players, standings, [], interrupted=interrupted)
     for summary in summaries:
-        result.matches.append(summary)  # type: ignore[arg-type]  # None only while matches are played
         if summary is None:
+            if not interrupted:
+                result.matches.append(summary)  # type: ignore[arg-type]  # None only while matches play
             continue
+        result.matches.append(summary)
         seats = summary["seats"]
         for role, player in enumerate(seats):
             standings[player].errors += summary["errors"][role]

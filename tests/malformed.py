@@ -35,12 +35,13 @@ def malformed_contents(large: bool = False) -> dict[str, bytes]:
 
 
 def malformed_paths(directory: Path, large: bool = False) -> dict[str, Path]:
-    """The malformed files written to ``directory``, plus a directory and a missing file."""
+    """The malformed files written to ``directory``, plus a directory (without games) and a missing file."""
     paths: dict[str, Path] = {}
     for name, data in malformed_contents(large).items():
         path = directory / f"{name}.kif"
         path.write_bytes(data)
         paths[name] = path
-    paths["directory"] = directory
+    paths["directory"] = directory / "folder"
+    paths["directory"].mkdir(exist_ok=True)
     paths["missing"] = directory / "no_such_file.kif"
     return paths

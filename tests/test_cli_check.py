@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -121,3 +123,33 @@ def test_the_lark_reader_checks_the_same(capsys: pytest.CaptureFixture[str]) -> 
     fast = capsys.readouterr().out
     assert main(["check", "--reader", "lark", broken]) == 1
     assert capsys.readouterr().out == fast
+
+
+@pytest.mark.parametrize("option", [["--require", "all"], ["--max-states", "5"]])
+def test_dynamic_options_without_dynamic_are_refused(
+    option: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", str(ROOT / "games/nim.kif"), *option]) == 2
+    assert f"gdl check: {option[0]} applies to --dynamic" in capsys.readouterr().err
+
+
+def test_standard_input_is_checked_as_dash(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("(role p) (<= (legal p ?m))"))
+    assert main(["check", "-"]) == 1
+    assert "<stdin>:1:" in capsys.readouterr().out
+    monkeypatch.setattr(sys, "stdin", io.StringIO((ROOT / "games/nim.kif").read_text()))
+    assert main(["check", "-", "--json"]) == 0 and json.loads(capsys.readouterr().out) == []
+
+
+def test_a_folder_is_checked_file_by_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "good.kif").write_text((ROOT / "games/nim.kif").read_text())
+    (tmp_path / "sub" / "bad.gdl").write_text("(role p) (<= (legal p ?m))")
+    (tmp_path / "notes.txt").write_text("not a game")
+    assert main(["check", str(tmp_path), "--json"]) == 1
+    files = {d["file"] for d in json.loads(capsys.readouterr().out)}
+    assert files == {str(tmp_path / "sub" / "bad.gdl")}
+    assert main(["check", str(tmp_path)]) == 1
+    assert capsys.readouterr().out.splitlines()[-1].startswith("2 file(s) checked: ")

@@ -13,7 +13,7 @@ import pytest
 
 import gdl
 from gdl.cli import main
-from gdl.cli.tournament import split_players
+from gdl.cli._common import split_players
 from gdl.errors import PlayerSpecError
 from gdl.render import render
 
@@ -192,6 +192,23 @@ def test_tournament_refuses_a_wrong_number_of_players(capsys: pytest.CaptureFixt
     assert "unknown player kind: 'chess'" in capsys.readouterr().err
     assert main(["tournament", TICTACTOE, "-p", "human", "-p", "legal", "--matches", "2"]) == 2
     assert "human players cannot play in tournaments" in capsys.readouterr().err
+
+
+def test_tournament_seats_named_roles_and_says_why_matches_aborted(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    saved = tmp_path / "tournament.json"
+    status = main([
+        "tournament", TICTACTOE, "-p", "oplayer=random", "-p", "xplayer=legal", "-n", "2", "-j", "1",
+        "--max-steps", "2", "-q", "--engine", "datalog", "-o", str(saved),
+    ])
+    captured = capsys.readouterr()
+    assert status == 1
+    assert captured.out.startswith("tictactoe: 0 matches (2 aborted)")
+    assert "gdl tournament: 2 matches aborted: no terminal state after 2 steps" in captured.err
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    assert [s["player"] for s in data["standings"]] == ["legal", "random"]  # role order: xplayer first
+    assert [m["steps"] for m in data["matches"]] == [2, 2]
 
 
 def test_the_whole_board_of_the_base_propositions_is_drawn() -> None:

@@ -19,12 +19,14 @@ import pytest
 from gdl import __version__
 from gdl.cli import COMMANDS, build_parser, main
 from gdl.cli._common import (
+    OLD_SPELLINGS,
     PLAY_CLOCK,
     START_CLOCK,
     output_file,
     port_number,
     positive_int,
     positive_seconds,
+    time_limit,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +41,7 @@ SHARED: dict[tuple[str, ...], tuple[Any, Any]] = {
     ("-h", "--help"): (None, ANY),
     ("--json",): (None, False),
     ("-o", "--output"): (output_file, None),
-    ("--time-limit",): (positive_seconds, ANY),
+    ("--time-limit",): (time_limit, ANY),
     ("--start-clock",): (positive_seconds, START_CLOCK),
     ("--play-clock",): (positive_seconds, PLAY_CLOCK),
     ("--engine",): (None, "auto"),
@@ -164,6 +166,44 @@ def test_gdl_alone_prints_the_help_and_version_is_known(capsys: pytest.CaptureFi
     assert status == 0 and out == f"gdl {__version__}\n"
 
 
+#: The positional arguments each command needs, so that its options can be tried.
+POSITIONALS: dict[str, list[str]] = {
+    "check": [NIM], "bench": [NIM], "play": [NIM], "solve": [NIM], "convert": [KUHN, "kuhn.json"],
+    "bandits": [MAZE], "tournament": [NIM], "serve": [], "host": [NIM], "network": [NIM],
+}
+#: A value of each new spelling in the table of old ones, and what it parses to.
+NEW_VALUES: dict[str, tuple[list[str], Any]] = {
+    "--time-limit": (["5"], 5.0),
+    "--start-clock": (["3"], 3.0),
+    "--play-clock": (["2"], 2.0),
+    "--player": (["random,mcts:iterations=5,c=1"], ["random", "mcts:iterations=5,c=1"]),
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_takes_the_old_spellings_of_its_options(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parser = _subparsers()[command]
+    options = {name: action for action in parser._actions for name in action.option_strings}
+    assert set(POSITIONALS) == set(COMMANDS) and set(NEW_VALUES) == set(OLD_SPELLINGS.values())
+    tried = 0
+    for old, new in OLD_SPELLINGS.items():
+        if new not in options:
+            assert old not in options, f"gdl {command} takes {old} but not {new}"
+            continue
+        value, parsed = NEW_VALUES[new]
+        if new == "--player" and not isinstance(options[new], argparse._AppendAction):
+            value, parsed = ["mcts:iterations=5,c=1"], "mcts:iterations=5,c=1"  # serve: one player
+        args = parser.parse_args([*POSITIONALS[command], old, *value])
+        assert getattr(args, options[new].dest) == parsed, (command, old)
+        assert f"{old} is deprecated and will be removed; use {new}" in capsys.readouterr().err
+        assert old not in parser.format_help()
+        tried += 1
+    has = {new for new in NEW_VALUES if new in options}
+    assert tried == sum(new in has for new in OLD_SPELLINGS.values())
+
+
 #: Old spellings, still understood: (argv, destination, value).
 DEPRECATED = [
     (["check", "--seconds", "5", NIM], "time_limit", 5.0),
@@ -174,6 +214,10 @@ DEPRECATED = [
     (["host", NIM, "--playclock", "2"], "play_clock", 2.0),
     (["tournament", NIM, "--players", "random,mcts:iterations=5,c=1", "legal"], "player",
      ["random", "mcts:iterations=5,c=1", "legal"]),
+    (["play", NIM, "--players", "first=random,second=mcts:iterations=5,c=1"], "player",
+     ["first=random", "second=mcts:iterations=5,c=1"]),
+    (["check", "--budget", "5", NIM], "time_limit", 5.0),
+    (["play", NIM, "--playclock", "2"], "play_clock", 2.0),
     (["play", NIM, "--json", "match.json"], "output", "match.json"),
     (["tournament", NIM, "--json", "t.json"], "output", "t.json"),
 ]
@@ -216,7 +260,7 @@ BAD: list[tuple[list[str], int, str, Check]] = [
     (["solve", NIM, "-o", "{tmp}/no/x.json"], 2, "no folder", _nothing),
     (["solve", "{tmp}/nosuch.kif"], 2, "nosuch.kif: no such file", _nothing),
     (["bench", NIM, "--engine", "foo"], 2, "invalid choice: 'foo'", _nothing),
-    (["bench", NIM, "--time-limit", "inf"], 2, "--time-limit: must be a positive number", _nothing),
+    (["bench", NIM, "--time-limit", "inf"], 2, "--time-limit must be a finite number", _nothing),
     (["bench", NIM, "-o", "{tmp}"], 2, "it is a folder", _nothing),
     (["network", NIM, "--max-atoms", "0"], 2, "--max-atoms: must be at least 1", _nothing),
     (["convert", KUHN, "{tmp}/no/kuhn.json"], 2, "no folder", _nothing),
@@ -238,12 +282,16 @@ BAD: list[tuple[list[str], int, str, Check]] = [
     (["play", NIM, "-p", "alphazero"], 2, "unknown player kind: 'alphazero'", _nothing),
     (["serve", "--capacity", "0"], 2, "--capacity: must be at least 1", _nothing),
     (["play", NIM, "-p", "legal", "-p", "legal", "--json", "-o", "-"], 0, "",
-     lambda out, err, where: not (where / "-").exists() and out.count('"isCompleted": true') == 2),
+     lambda out, err, where: not (where / "-").exists() and out.count('"isCompleted": true') == 1),
+    (["play", NIM, "-p", "legal", "-p", "legal", "-o", "-"], 0, "",  # the JSON alone, not the text too
+     lambda out, err, where: json.loads(out)["isCompleted"] is True),
+    (["solve", NIM, "-o", "-"], 0, "", lambda out, err, where: json.loads(out)["solved"] is True),
+    (["check", NIM, "-o", "-"], 0, "", lambda out, err, where: json.loads(out) == []),
     (["play", NIM, "-q", "-p", "legal", "-p", "legal", "--json", "-"], 0, "--json FILE is deprecated",
      lambda out, err, where: not (where / "-").exists() and '"isCompleted": true' in out),
     (["nosuchcommand"], 2, "invalid choice: 'nosuchcommand'", _nothing),
     (["solve", NIM, "--json", "-o", "-"], 0, "",
-     lambda out, err, where: not (where / "-").exists() and out.count('"solved": true') == 2),
+     lambda out, err, where: not (where / "-").exists() and out.count('"solved": true') == 1),
 ]
 
 
@@ -260,3 +308,58 @@ def test_bad_invocations_exit_with_a_reason(
     if status == 2:
         assert err.strip(), "exit status 2 without a reason"
     assert check(out, err, tmp_path), (out, err)
+
+
+BROKEN = str(ROOT / "tests/checking/broken_buttons.kif")
+
+#: The same kind of failure, the same exit status in every command: (argv, status, text on stderr).
+SAME_FAILURE: list[tuple[list[str], int, str]] = [
+    *(([command, BROKEN], 2, "the game has errors") for command in ("bench", "network", "play", "solve")),
+    (["tournament", BROKEN, "-p", "random", "-p", "random"], 2, "error"),
+    (["host", BROKEN], 2, "the game has errors"),
+    *(([command, *POSITIONALS[command], "--bogus"], 2, f"usage: gdl {command} ") for command in COMMANDS),
+    (["solve", NIM, "--cluster", "ray:auto"], 2, "gdl solve: cannot start or join the Ray cluster"),
+    (["check", "--dynamic", NIM, "--cluster", "ray:auto"], 2, "gdl check: cannot start or join"),
+    (["tournament", NIM, "-p", "random", "-p", "random", "--cluster", "ray:auto"], 2,
+     "gdl tournament: cannot start or join"),
+    (["play", NIM, "-p", "mcts:c=-1"], 2, "mcts c must be at least 0, got -1"),
+    (["tournament", NIM, "-p", "mcts:c=-1", "-p", "random"], 2, "mcts c must be at least 0"),
+    (["serve", "-p", "hyperplay:c=-1"], 2, "hyperplay c must be at least 0"),
+]
+
+
+@pytest.mark.parametrize(("argv", "status", "message"), SAME_FAILURE)
+def test_the_same_failure_has_the_same_status_everywhere(
+    argv: list[str], status: int, message: str, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    got, _, err = _run(capsys, argv)
+    assert got == status, err
+    assert message in err
+
+
+@pytest.mark.parametrize("command", ["play", "tournament", "host", "solve"])
+def test_help_shows_json_as_a_flag_and_each_argument_once(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = _run(capsys, [command, "--help"])
+    assert "--json []" not in out and "[--json ]" not in out and "[--json]" in out
+    positionals = out.partition("positional arguments:\n")[2].partition("\n\n")[0]
+    assert [line.split()[0] for line in positionals.splitlines() if line[2] != " "] == ["GAME"], out
+
+
+def test_time_limit_inf_means_no_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("check", "solve", "network"):
+        args = build_parser().parse_args([command, NIM, "--time-limit", "inf"])
+        assert args.time_limit == float("inf")
+    status, out, _ = _run(capsys, ["solve", NIM, "--time-limit", "inf", "-q"])
+    assert status == 0 and out.splitlines()[1] == "value: first 0, second 100"
+
+
+def test_quiet_solve_shows_the_value_only(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _run(capsys, ["solve", NIM, "-q"])
+    assert status == 0 and len(out.splitlines()) == 2 and "principal variation" not in out
+    status, out, _ = _run(capsys, ["solve", KUHN, "-q"])
+    assert status == 0 and "strategy of" not in out and "exploitability:" in out
+    assert len(out.splitlines()) == 3

@@ -35,7 +35,10 @@ def test_a_joint_move_in_role_order(tictactoe: gdl.Game) -> None:
 
 def test_joint_moves_enumerate_every_legal_combination(tictactoe: gdl.Game) -> None:
     start = tictactoe.initial_state()
-    joints = list(start.joint_moves())
+    joints = start.joint_moves()
+    assert joints[:2] == [{"xplayer": m, "oplayer": n} for m, n in zip(
+        start.legal_moves("xplayer")[:2], start.legal_moves("oplayer") * 2, strict=True
+    )]
     assert len(joints) == 9 and all(str(j["oplayer"]) == "noop" for j in joints)
     for joint in joints:
         start.next(joint)  # each one is legal
@@ -43,7 +46,7 @@ def test_joint_moves_enumerate_every_legal_combination(tictactoe: gdl.Game) -> N
     for move in ["(mark 1 1)", "(mark 2 1)", "(mark 1 2)", "(mark 2 2)", "(mark 1 3)"]:
         mover = next(role for role in tictactoe.roles if str(end.legal_moves(role)[0]) != "noop")
         end = end.next({role: move if role == mover else "noop" for role in tictactoe.roles})
-    assert end.is_terminal() and list(end.joint_moves()) == []
+    assert end.is_terminal() and end.joint_moves() == []
 
 
 def test_everything_exported_is_documented() -> None:

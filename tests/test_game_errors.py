@@ -90,6 +90,8 @@ def test_joint_move_missing_a_role(tictactoe: gdl.Game) -> None:
     state = tictactoe.initial_state()
     with pytest.raises(GameDefinitionError, match=r"no move for role\(s\) oplayer in <State"):
         state.next({"xplayer": "(mark 1 1)"})
+    with pytest.raises(KifSyntaxError, match=r"move of xplayer is not a term: '\(mark 1'"):
+        state.next({"xplayer": "(mark 1"})  # the syntax error first: a missing role does not hide it
 
 
 def test_illegal_move(tictactoe: gdl.Game) -> None:

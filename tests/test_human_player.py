@@ -76,3 +76,14 @@ def test_a_match_against_a_person_plays_the_typed_number(numbers: gdl.Game) -> N
     record = Match(numbers, {"p": HumanPlayer(io.StringIO("2\n"), io.StringIO())}, 1, 1).run()
     assert record.completed and record.moves == [{"p": "2"}] and record.goals == {"p": 2}
 
+
+
+def test_a_person_is_not_asked_for_a_forced_move_even_where_programs_are() -> None:
+    # As a game manager runs a match (every program asked every step): a person's only move is made
+    # for them, so the moves typed are the choices.
+    tictactoe = gdl.load(str(Path(__file__).resolve().parent.parent / "games/tictactoe.kif"))
+    out = io.StringIO()
+    human = HumanPlayer(io.StringIO("(mark 1 1)\n(mark 2 2)\n(mark 3 3)\n"), out)
+    record = Match(tictactoe, {"xplayer": human, "oplayer": "legal"}, 5, 5, ask_forced=True).run()
+    assert record.completed and record.goals["xplayer"] == 100
+    assert [str(step["xplayer"]) for step in record.moves][::2] == ["(mark 1 1)", "(mark 2 2)", "(mark 3 3)"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,10 +71,10 @@ def test_host_says_so_when_a_player_never_answers(capsys: pytest.CaptureFixture[
 @pytest.mark.parametrize(
     ("players", "complaint"),
     [
-        (["xplayer=random"], "no player for role(s): oplayer"),
+        (["random", "random", "random"], "3 players given for 2 role(s)"),
         (["xplayer=random", "ghost=random"], "unknown role: 'ghost'"),
         (["xplayer=random", "xplayer=random"], "given two players"),
-        (["xplayer=random", "oplayer"], "not of the form ROLE=URL"),
+        (["xplayer=random", "oplayer"], "unknown player kind: 'oplayer'"),
         (["xplayer=random", "oplayer=wizard"], "unknown player kind"),
     ],
 )
@@ -83,6 +84,34 @@ def test_host_refuses_bad_players(
     argv = ["host", TICTACTOE, *(item for player in players for item in ("-p", player))]
     assert main(argv) == 2
     assert complaint in capsys.readouterr().err
+
+
+def test_host_takes_players_in_role_order_and_random_for_the_others(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["host", TICTACTOE, "-p", "legal", "--seed", "1", "-q"]) == 0
+    captured = capsys.readouterr()
+    assert "tictactoe: xplayer = legal, oplayer = random" in captured.out
+    assert "no --player for oplayer: a random player plays it" in captured.err
+
+
+def test_a_player_that_refuses_start_is_sent_nothing_more(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "serve.log"
+    saved = str(tmp_path / "m.json")
+    # One match at a time: the START that comes second is answered busy.
+    with serve_process("--player", "random", "-v", log=log) as url:
+        argv = ["host", TICTACTOE, "-p", f"xplayer={url}", "-p", f"oplayer={url}", "-q", "-o", saved]
+        status = main([*argv, "--start-clock", "5", "--play-clock", "1"])
+    assert status == 1
+    err = capsys.readouterr().err
+    (role,) = re.findall(r"the player of (\w+) \(", err)  # the other role plays on
+    assert "(first error: HTTP 503: busy: " in err
+    record = json.loads((tmp_path / "m.json").read_text())
+    refused = [step[record["roles"].index(role)] for step in record["errors"]]
+    assert refused and set(refused) == {"CE"}  # ggp-base's code: a connection error
+    assert log.read_text().count("(PLAY gdl.tictactoe") == len(record["moves"])  # the other role's only
 
 
 def test_host_refuses_a_broken_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -191,7 +191,7 @@ def test_gdl_serve_and_gdl_host_play_a_gdl2_match(tmp_path: Path, capsys: pytest
     ("players", "complaint"),
     [
         (["candidate=random", "random=random"], "'random' is nature"),
-        ([], "no player for role(s): candidate"),
+        (["random", "random"], "2 players given for 1 role(s)"),
     ],
 )
 def test_host_refuses_a_player_for_nature(

@@ -12,6 +12,7 @@ from gdl.check.dependencies import check_dependencies
 from gdl.check.gdl2 import check_gdl2
 from gdl.check.graph import dependency_graph
 from gdl.check.keywords import check_keywords, check_required
+from gdl.check.moves import check_goal_values, check_moves
 from gdl.check.recursion import check_recursion
 from gdl.check.safety import check_safety
 from gdl.check.stratify import Stratum, stratify
@@ -30,6 +31,7 @@ _CHECKS: tuple[Check, ...] = (
     check_dependencies,
     check_safety,
     check_recursion,
+    check_goal_values,
 )
 
 #: The checks that make sense for a plain Datalog program, which is no game: no GDL keyword has a
@@ -45,7 +47,7 @@ _DATALOG_CHECKS: tuple[Check, ...] = (check_arities, check_safety, _check_datalo
 #: be read: they run only when reading found no error. In particular an unmatched parenthesis, after
 #: which the reader yields an empty program, is reported alone, without "the game never defines 'role'"
 #: and the like, which would only be noise.
-_COMPLETENESS_CHECKS: tuple[Check, ...] = (check_required, check_usage, check_goals_derivable)
+_COMPLETENESS_CHECKS: tuple[Check, ...] = (check_required, check_usage, check_goals_derivable, check_moves)
 
 _TOKEN = object()
 

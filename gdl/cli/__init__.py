@@ -18,6 +18,9 @@ import traceback
 from collections.abc import Sequence
 
 from gdl import __version__
+from gdl.backend import ClusterError
+from gdl.cli._common import add_old_spellings
+from gdl.errors import PlayerSpecError, WorkerStartError
 
 #: Subcommand modules, in the order ``gdl --help`` lists them.
 COMMANDS = ("check", "bench", "play", "solve", "convert", "bandits", "tournament", "serve", "host", "network",
@@ -33,17 +36,28 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"gdl.cli.{name}").register(subparsers)
+    for command in _subparsers(parser).values():
+        add_old_spellings(command)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
     if args.command is None:  # `gdl` alone: what it can do, as git does
+        if unknown:
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
         parser.print_help()
         return 0
+    if unknown:  # the command's usage, not gdl's
+        _subparsers(parser)[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    if getattr(args, "output", None) == "-":  # the JSON on standard output, and nothing else there
+        args.json, args.output = True, None
     try:
         status: int = args.run(args)
+    except (ClusterError, PlayerSpecError, WorkerStartError) as problem:  # found as the work starts
+        print(f"gdl {args.command}: {problem}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -60,6 +74,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 3
     return status
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
 
 
 if __name__ == "__main__":

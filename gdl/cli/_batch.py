@@ -115,6 +115,7 @@ def _table(header: Sequence[str], align: str, rows: list[list[str]]) -> str:
     and a message in place of its figures."""
     full = [list(header), *(row for row in rows if len(row) == len(header))]
     widths = [max(len(row[i]) for row in full) for i in range(len(header))]
+    widths[0] = max(len(row[0]) for row in [list(header), *rows])
     lines = []
     for row in [list(header), *rows]:
         if len(row) == len(header):
@@ -158,8 +159,10 @@ def _solve_table(runs: list[GameRun]) -> str:
         solution: Solution | ExtensiveSolution | None = run.result
         if solution is None:
             rows.append([run.file, f"error: {run.problem}"])
-        elif not solution.solved:
-            rows.append([run.file, solution.reason, "-", str(solution.states), f"{solution.seconds:.2f}"])
+        elif not solution.solved:  # the reason, long, after the figures' columns: it would widen them
+            rows.append([
+                run.file, f"{solution.reason} ({solution.states} states, {solution.seconds:.2f} s)"
+            ])
         else:
             value = ", ".join(f"{role} {v}" for role, v in _exact_value(solution).items())
             rows.append([run.file, "solved", value, str(solution.states), f"{solution.seconds:.2f}"])

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import math
 import os
+import re
 import sys
 import threading
 import time
@@ -18,15 +20,20 @@ import gdl
 from gdl.check import CheckedProgram, check_text
 from gdl.diagnostics import Diagnostic, error
 from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS, ENGINES
-from gdl.errors import InvalidGameError
+from gdl.errors import InvalidGameError, PlayerSpecError
+from gdl.players import PLAYER_KINDS
+from gdl.players.registry import ROLE_PREFIX
 from gdl.wellformed_report import Progress
 
 
-def source_text(path: Path) -> str | Diagnostic:
+def source_text(path: Path, formats: tuple[str, ...] = ("gdl",)) -> str | Diagnostic:
     """The text of a game file, or an error diagnostic (code ``unreadable-file``) saying why it cannot
-    be read."""
+    be read, or that it is in none of the ``formats`` (see :data:`FORMATS`) and which command reads it."""
     try:
-        return path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
+        reason = format_problem(path, text, formats)
+        if reason is None:
+            return text
     except IsADirectoryError:
         reason = "is a directory"
     except FileNotFoundError:
@@ -38,9 +45,49 @@ def source_text(path: Path) -> str | Diagnostic:
     return replace(error("unreadable-file", reason), file=str(path))
 
 
-def read_source(path: Path, command: str) -> str | None:
-    """The text of a game file, or None after telling on stderr why it cannot be read."""
-    text = source_text(path)
+#: The formats of game files: what each is, and the commands to name for it (the main ones that read it).
+FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "gdl": ("a GDL game", ("check", "play", "solve")),
+    "json": ("a game in the JSON format", ("solve", "convert")),
+    "efg": ("a Gambit .efg game", ("solve", "convert")),
+    "maze": ("a bandit-ambush maze", ("bandits",)),
+}
+#: The formats by what a file begins with (after white space), and by the file's suffix.
+_FORMAT_STARTS = (("{", "json"), ("EFG ", "efg"), ("(", "gdl"), (";", "gdl"))
+_FORMAT_SUFFIXES = {".json": "json", ".efg": "efg", ".kif": "gdl", ".gdl": "gdl"}
+_MAZE_START = re.compile(r"\d+\s*\n\s*\d+\s*\n")
+
+
+def file_format(path: Path, text: str) -> str:
+    """The format of a game file (a key of :data:`FORMATS`): by how it begins, else by its suffix, else
+    GDL (whose checks then say what is wrong)."""
+    start = text.lstrip("\ufeff \t\r\n")
+    for prefix, name in _FORMAT_STARTS:
+        if start.startswith(prefix):
+            return name
+    if _MAZE_START.match(start):
+        return "maze"
+    return _FORMAT_SUFFIXES.get(path.suffix.lower(), "gdl")
+
+
+def format_problem(path: Path, text: str, formats: tuple[str, ...]) -> str | None:
+    """Why a file in none of ``formats`` cannot be used, naming the commands that read it; None if it is
+    in one of them."""
+    found = file_format(path, text)
+    if found in formats:
+        return None
+    what, commands = FORMATS[found]
+    wanted = [FORMATS[name][0] for name in formats]
+    expected = ", ".join(wanted[:-1]) + " or " + wanted[-1] if len(wanted) > 1 else wanted[0]
+    readers = ", ".join(f"gdl {command}" for command in commands[:-1])
+    readers = f"{readers} or gdl {commands[-1]}" if readers else f"gdl {commands[-1]}"
+    return f"this is {what}, not {expected}: {readers} reads it"
+
+
+def read_source(path: Path, command: str, formats: tuple[str, ...] = ("gdl",)) -> str | None:
+    """The text of a game file in one of ``formats``, or None after telling on stderr why it cannot be
+    used."""
+    text = source_text(path, formats)
     if isinstance(text, Diagnostic):
         print(f"gdl {command}: {path}: {text.message}", file=sys.stderr)
         return None
@@ -48,8 +95,8 @@ def read_source(path: Path, command: str) -> str | None:
 
 
 def checked_program(path: Path, command: str) -> CheckedProgram | int:
-    """The checked program of a game file, or the exit status after saying on stderr why there is
-    none: 2 when the file cannot be read, 1 when the game has errors."""
+    """The checked program of a game file, or the exit status 2 (unusable input) after saying on
+    stderr why there is none: the file cannot be read or the game has errors."""
     text = read_source(path, command)
     if text is None:
         return 2
@@ -57,7 +104,8 @@ def checked_program(path: Path, command: str) -> CheckedProgram | int:
     if result.checked is None:
         for diagnostic in result.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
-        return 1
+        print(f"gdl {command}: {path}: the game has errors (see `gdl check {path}`)", file=sys.stderr)
+        return 2
     return result.checked
 
 
@@ -261,8 +309,86 @@ def add_command(
         help=summary,
         description=f"gdl {name}: {summary}.\n\n{description.strip()}",
         epilog=f"examples:\n{shown}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """The description and examples as written; ``--json`` shown as the flag it is, though it still
+    takes the old ``--json FILE`` (argparse would show ``--json []``)."""
+
+    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, [_as_flag(action) for action in actions], groups, prefix)
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(_as_flag(action))
+
+
+def _as_flag(action: argparse.Action) -> argparse.Action:
+    if not isinstance(action, _JsonOrOldFile):
+        return action
+    shown = copy.copy(action)
+    shown.nargs = 0
+    return shown
+
+
+#: Old spellings of options, kept for one release in every command that has the new spelling: old
+#: spelling -> new one. They are hidden from ``--help`` and say what replaces them when used.
+OLD_SPELLINGS = {
+    "--seconds": "--time-limit",
+    "--budget": "--time-limit",
+    "--max-seconds": "--time-limit",
+    "--startclock": "--start-clock",
+    "--playclock": "--play-clock",
+    "--players": "--player",
+}
+
+
+def add_old_spellings(parser: argparse.ArgumentParser) -> None:
+    """Give ``parser`` the :data:`OLD_SPELLINGS` of the options it has (``--players A,B ...``: one
+    ``--player`` per player)."""
+    options = {name: action for action in parser._actions for name in action.option_strings}
+    for old, new in OLD_SPELLINGS.items():
+        action = options.get(new)
+        if action is None or old in options:
+            continue
+        if new == "--player":
+            many = isinstance(action, argparse._AppendAction)
+            deprecated(
+                parser, old, "--player (once per player)" if many else new, action.dest, nargs="+",
+                convert=split_players if many else _one_player,
+            )
+        else:
+            deprecated(parser, old, new, action.dest, type=action.type)
+
+
+def split_players(texts: list[str]) -> list[str]:
+    """Player descriptions from comma-separated texts; ``option=value`` items join the player before
+    (``ROLE=KIND`` items start a player)."""
+    specs: list[str] = []
+    for text in texts:
+        for item in filter(None, (part.strip() for part in text.split(","))):
+            role = ROLE_PREFIX.match(item)
+            if role is None or _names_a_player(role.group(2)):
+                specs.append(item)
+            elif not specs:
+                raise PlayerSpecError(f"option {item!r} comes before any player kind")
+            else:
+                specs[-1] += "," + item
+    return specs
+
+
+def _names_a_player(text: str) -> bool:
+    """Whether ``text`` (what follows ``NAME=``) is a player kind or a player server's URL."""
+    kind = text.strip().partition(":")[0].lower()
+    return kind in PLAYER_KINDS or kind in ("http", "https")
+
+
+def _one_player(texts: list[str]) -> str:
+    specs = split_players(texts)
+    if len(specs) != 1:
+        raise PlayerSpecError(f"one player is served, got {len(specs)}: {', '.join(specs)}")
+    return specs[0]
 
 
 class DeprecatedAlias(argparse.Action):
@@ -285,7 +411,10 @@ class DeprecatedAlias(argparse.Action):
             f"{parser.prog}: {option_string} is deprecated and will be removed; use {self.replacement}",
             file=sys.stderr,
         )
-        setattr(namespace, self.dest, self.convert(values) if self.convert else values)
+        try:
+            setattr(namespace, self.dest, self.convert(values) if self.convert else values)
+        except ValueError as problem:
+            parser.error(f"argument {option_string}: {problem}")
 
 
 def deprecated(parser: argparse.ArgumentParser, old: str, new: str, dest: str, **kwargs: Any) -> None:
@@ -334,14 +463,12 @@ class _JsonOrOldFile(argparse.Action):
             parser.error(f"argument --json: {problem}")
 
 
-def add_time_limit(parser: argparse.ArgumentParser, default: float | None, what: str, *old: str) -> None:
-    """``--time-limit SECONDS``, the one name of every time budget (old names kept as deprecated)."""
-    shown = f" (default {default:g})" if default is not None else ""
+def add_time_limit(parser: argparse.ArgumentParser, default: float | None, what: str) -> None:
+    """``--time-limit SECONDS``, the one name of every time budget (``inf``: none)."""
+    shown = f" (default {default:g}; inf for none)" if default is not None else " (inf for none)"
     parser.add_argument(
-        "--time-limit", type=positive_seconds, default=default, metavar="SECONDS", help=f"{what}{shown}"
+        "--time-limit", type=time_limit, default=default, metavar="SECONDS", help=f"{what}{shown}"
     )
-    for name in old:
-        deprecated(parser, name, "--time-limit", "time_limit", type=positive_seconds)
 
 
 #: The clocks of a match when none is given, the same in every command (seconds).
@@ -349,9 +476,8 @@ START_CLOCK = 10.0
 PLAY_CLOCK = 5.0
 
 
-def add_clocks(parser: argparse.ArgumentParser, *old: str) -> None:
-    """``--start-clock`` and ``--play-clock``, with one default everywhere; ``old``: the command's old
-    spellings of both, in that order, kept as deprecated."""
+def add_clocks(parser: argparse.ArgumentParser) -> None:
+    """``--start-clock`` and ``--play-clock``, with one default everywhere."""
     parser.add_argument(
         "--start-clock", type=positive_seconds, default=START_CLOCK, metavar="SECONDS",
         help=f"seconds each player may take to prepare (default {START_CLOCK:g})",
@@ -360,8 +486,6 @@ def add_clocks(parser: argparse.ArgumentParser, *old: str) -> None:
         "--play-clock", type=positive_seconds, default=PLAY_CLOCK, metavar="SECONDS",
         help=f"seconds per move (default {PLAY_CLOCK:g})",
     )
-    for name, new in zip(old, ("--start-clock", "--play-clock"), strict=False):
-        deprecated(parser, name, new, new[2:].replace("-", "_"), type=positive_seconds)
 
 
 #: Steps after which a match that has not ended is aborted, unless ``--max-steps`` says otherwise.
@@ -387,6 +511,13 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def time_limit(text: str) -> float:
+    """An argparse type: a positive number of seconds, or ``inf`` for no limit."""
+    if text.strip().lower() in ("inf", "infinity"):
+        return float("inf")
+    return positive_seconds(text)
+
+
 def emit_json(args: argparse.Namespace, data: Any, command: str) -> bool:
     """Print ``data`` as JSON when ``--json`` asks for it and write it to ``-o FILE`` when given; False
     after saying why the file cannot be written. ``data`` may be a function making it, called only
@@ -400,3 +531,13 @@ def emit_json(args: argparse.Namespace, data: Any, command: str) -> bool:
     if args.output is not None:
         return write_json(args.output, data, command)
     return True
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """``one`` or ``many`` (default: ``one`` + s) as ``count`` asks."""
+    return one if count == 1 else many or one + "s"
+
+
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """``count`` and the noun it asks for: ``1 node``, ``2 nodes``."""
+    return f"{count} {plural(count, one, many)}"

@@ -65,7 +65,7 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    text = read_source(Path(args.maze), "bandits")
+    text = read_source(Path(args.maze), "bandits", ("maze",))
     if text is None:
         return 2
     try:

@@ -19,9 +19,11 @@ printed::
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +34,12 @@ from gdl.cli._common import (
     add_time_limit,
     checked_program,
     emit_json,
+    plural,
     positive_int,
 )
 from gdl.engines import make_reasoner
-from gdl.engines.base import Reasoner, depth_charge, depth_charges
+from gdl.engines.base import Charges, Reasoner, depth_charge, depth_charges, goal_value
+from gdl.syntax.spelling import spell
 
 #: Seconds of playouts before measuring.
 WARM_UP = 0.5
@@ -63,7 +67,7 @@ that ran); --json prints the same fields as a JSON object. See docs/performance.
         ],
     )
     parser.add_argument("game", metavar="GAME", help="GDL file (.kif)")
-    add_time_limit(parser, 10.0, "seconds of playouts to measure", "--seconds")
+    add_time_limit(parser, 10.0, "seconds of playouts to measure")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     add_engine_option(parser, "batched")
     parser.add_argument(
@@ -79,13 +83,62 @@ that ran); --json prints the same fields as a JSON object. See docs/performance.
     parser.set_defaults(run=run)
 
 
-def playout(reasoner: Reasoner[Any], rng: random.Random) -> int:
+class Tally:
+    """What the playouts showed of the game: how many ended in a terminal state, and in how many of
+    those each role had its one goal value from 0 to 100."""
+
+    def __init__(self, roles: int) -> None:
+        self.playouts = self.terminal = 0
+        self.goals = [0] * roles
+
+    def add(self, charges: Charges[Any]) -> None:
+        self.playouts += charges.playouts
+        self.terminal += charges.terminal
+        self.goals = [mine + theirs for mine, theirs in zip(self.goals, charges.goal_counts, strict=True)]
+
+
+def playout(reasoner: Reasoner[Any], rng: random.Random, tally: Tally) -> int:
     """Play one random game from the initial state (the goals of its end included); the moves made."""
     state, depth, terminal = depth_charge(reasoner, reasoner.initial(), rng, MAX_DEPTH)
+    tally.playouts += 1
     if terminal:
+        tally.terminal += 1
         for role in range(len(reasoner.roles)):
-            reasoner.goals(state, role)
+            tally.goals[role] += goal_value(reasoner.goals(state, role)) is not None
     return depth
+
+
+#: Playouts replayed to find out why some did not end in a terminal state.
+PROBES = 5
+
+
+def broken(
+    reasoner: Reasoner[Any], tally: Tally, rng: random.Random, spell: Callable[[str], str]
+) -> list[str]:
+    """What the playouts showed to be wrong with the game: playouts without a terminal state (a role
+    without a legal move, a game that may never end) and terminal states without goal values."""
+    problems = []
+    unended = tally.playouts - tally.terminal
+    if unended:
+        share = f"{unended} of {tally.playouts} playouts"
+        why = f"{share} ended in no terminal state"
+        for _ in range(PROBES):
+            state, depth, terminal = depth_charge(reasoner, reasoner.initial(), rng, MAX_DEPTH)
+            if terminal:
+                continue
+            if depth == MAX_DEPTH:
+                why = f"{share} reached {MAX_DEPTH} moves without a terminal state: the game may never end"
+            else:
+                stuck = [spell(role) for i, role in enumerate(reasoner.roles) if not reasoner.legal(state, i)]
+                why = (f"{share} ended in no terminal state: role {', '.join(stuck)} had no legal move "
+                       f"after {depth} {plural(depth, 'move')}")
+            break
+        problems.append(why)
+    for role, counted in zip(reasoner.roles, tally.goals, strict=True):
+        if counted < tally.terminal:
+            missing = f"{tally.terminal - counted} of {tally.terminal} terminal states"
+            problems.append(f"role {spell(role)} had no goal value from 0 to 100 (or several) in {missing}")
+    return problems
 
 
 class Chunks:
@@ -93,21 +146,26 @@ class Chunks:
     each chunk sized to take about :data:`CHUNK_SECONDS` from the pace of the ones before (doubling at
     most, from one playout)."""
 
-    def __init__(self, reasoner: Reasoner[Any], rng: random.Random) -> None:
+    def __init__(self, reasoner: Reasoner[Any], rng: random.Random, tally: Tally) -> None:
         self.reasoner = reasoner
         self.rng = rng
         self.size = 1
+        self.tally = tally
 
     def play(self) -> tuple[int, int]:
         """Play a chunk; the playouts and the states visited."""
         started = time.perf_counter()
         charges = depth_charges(self.reasoner, self.reasoner.initial(), self.size, self.rng, MAX_DEPTH)
         pace = (time.perf_counter() - started) / charges.playouts
+        self.tally.add(charges)
         self.size = max(1, min(2 * self.size, int(CHUNK_SECONDS / max(pace, 1e-9))))
         return charges.playouts, charges.moves + charges.playouts
 
 
 def run(args: argparse.Namespace) -> int:
+    if math.isinf(args.time_limit):
+        print("gdl bench: --time-limit must be a finite number of seconds of playouts", file=sys.stderr)
+        return 2
     path = Path(args.game)
     checked = checked_program(path, "bench")
     if isinstance(checked, int):
@@ -127,13 +185,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"gdl bench: {problem}", file=sys.stderr)
         return 2
     rng = random.Random(args.seed)
+    tally = Tally(len(reasoner.roles))
     if args.per_playout:
 
         def play() -> tuple[int, int]:
-            return 1, playout(reasoner, rng) + 1
+            return 1, playout(reasoner, rng, tally) + 1
 
     else:
-        play = Chunks(reasoner, rng).play
+        play = Chunks(reasoner, rng, tally).play
     warm_until = time.monotonic() + WARM_UP
     while time.monotonic() < warm_until:
         play()
@@ -147,6 +206,9 @@ def run(args: argparse.Namespace) -> int:
         if time.perf_counter() >= deadline:
             break
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    problems = broken(reasoner, tally, rng, lambda name: spell(name, checked.program.spellings))
+    for text in problems:
+        print(f"gdl bench: warning: {path}: {text}", file=sys.stderr)
     return _report(args, path, engine_name(reasoner), playouts, states, wall, cpu)
 
 

@@ -29,6 +29,7 @@ from gdl.cli._common import (
 from gdl.cli._dynamic import check_files
 from gdl.cli.graph import draw_graph
 from gdl.diagnostics import Diagnostic, Level, has_errors
+from gdl.extensive import GDL_SUFFIXES
 from gdl.syntax.reader import READERS
 from gdl.wellformed import PROPERTIES, REQUIRED
 
@@ -48,21 +49,24 @@ required property fails), 2 when a file cannot be read or the command line is wr
             "gdl check --dynamic games/nim.kif --require all --time-limit 10",
         ],
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", help="GDL files (.kif)")
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE",
+        help="GDL files (.kif, .gdl), folders of them (checked file by file), or - for standard input",
+    )
     add_json_options(parser, "the diagnostics (with --dynamic: the reports)")
     parser.add_argument(
         "--dynamic", action="store_true",
         help="also explore each game: termination, playability, goals, monotonicity, winnability",
     )
-    parser.add_argument("--max-states", type=positive_int, default=100_000, metavar="N",
-                        help="with --dynamic: explore at most N states (default 100000)")
-    add_time_limit(parser, 60.0, "with --dynamic: seconds per game, about", "--seconds")
+    parser.add_argument("--max-states", type=positive_int, metavar="N",
+                        help=f"with --dynamic: explore at most N states (default {MAX_STATES})")
+    add_time_limit(parser, 60.0, "with --dynamic: seconds per game, about")
     parser.add_argument(
         "--reader", choices=READERS, default="fast",
         help="how to read KIF: fast (the default) or lark (Lark's LALR parser on gdl's grammar, slower)",
     )
     parser.add_argument(
-        "--require", type=_properties, default=REQUIRED, metavar="PROPERTIES",
+        "--require", type=_properties, metavar="PROPERTIES",
         help="with --dynamic: the properties whose failure is an error (exit status 1), comma-separated, "
         f"or 'all'; the failure of any other is a warning (default: {','.join(REQUIRED)}; "
         f"properties: {','.join(PROPERTIES)})",
@@ -109,16 +113,43 @@ def report(diagnostics: list[Diagnostic], files: int, as_json: bool) -> None:
 UNREADABLE = "unreadable-file"
 
 
+#: States explored at most by ``--dynamic`` unless ``--max-states`` says otherwise.
+MAX_STATES = 100_000
+#: The name of standard input, given as ``-``, in messages.
+STDIN = "<stdin>"
+
+
+def game_files(names: list[str]) -> list[str]:
+    """The files to check: a folder stands for its .kif and .gdl files (in its subfolders too, sorted);
+    ``-`` is standard input."""
+    files = []
+    for name in names:
+        folder = Path(name)
+        found = sorted(
+            str(path) for path in folder.rglob("*") if path.suffix.lower() in GDL_SUFFIXES and path.is_file()
+        ) if folder.is_dir() else []
+        files.extend(found or [STDIN if name == "-" else name])
+    return files
+
+
 def run(args: argparse.Namespace) -> int:
-    if (args.cluster or args.jobs) and not args.dynamic:
-        print("gdl check: --cluster and --jobs apply to --dynamic", file=sys.stderr)
+    for option, given in (("--cluster and --jobs apply", args.cluster or args.jobs),
+                          ("--max-states applies", args.max_states), ("--require applies", args.require)):
+        if given and not args.dynamic:
+            print(f"gdl check: {option} to --dynamic", file=sys.stderr)
+            return 2
+    args.max_states = args.max_states or MAX_STATES
+    args.require = REQUIRED if args.require is None else args.require
+    args.files = game_files(args.files)
+    if args.dynamic and STDIN in args.files:
+        print("gdl check: --dynamic explores files, not standard input", file=sys.stderr)
         return 2
     diagnostics: list[Diagnostic] = []
     texts: dict[str, str] = {}
     links: list[str] = []
     unreadable = False
     for name in args.files:
-        text = source_text(Path(name))
+        text = sys.stdin.read() if name == STDIN else source_text(Path(name))
         if isinstance(text, Diagnostic):
             print(f"gdl check: {name}: {text.message}", file=sys.stderr)
             unreadable = True

@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from gdl.cli._common import add_command, output_file
+from gdl.cli._common import add_command, counted, output_file
 from gdl.cli.extensive import load_extensive_game
 from gdl.extensive import WRITERS, ExtensiveGameError, write_extensive
 
@@ -46,5 +46,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as problem:
         print(f"gdl convert: cannot write {args.out}: {problem.strerror or problem}", file=sys.stderr)
         return 2
-    print(f"{args.out}: written ({sum(game.sizes.values())} nodes, {len(game.infosets)} information sets)")
+    nodes = counted(sum(game.sizes.values()), "node")
+    infosets = counted(len(game.infosets), "information set")
+    print(f"{args.out}: written ({nodes}, {infosets})")
     return 0

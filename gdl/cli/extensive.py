@@ -7,18 +7,21 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from gdl.cli._common import StatusLine, emit_json, read_source
+from gdl.cli._common import StatusLine, counted, emit_json, plural, read_source
 from gdl.extensive import ExtensiveGame, ExtensiveGameError, NotExtensiveError, read_extensive
+from gdl.extensive.model import exact_fraction, tidy
 from gdl.extensive.solving import solve_extensive
+
+#: The formats of extensive-form games (see :data:`gdl.cli._common.FORMATS`).
+EXTENSIVE_FORMATS = ("gdl", "json", "efg")
 
 
 def load_extensive_game(path: str, command: str) -> ExtensiveGame | None:
     """The game in ``path``, or None after saying on stderr why there is none."""
-    text = read_source(Path(path), command)
+    text = read_source(Path(path), command, EXTENSIVE_FORMATS)
     if text is None:
         return None
     try:
@@ -35,11 +38,9 @@ def _say(problem: ExtensiveGameError, path: str, command: str) -> None:
 
 def rational(value: float) -> str:
     """A value with its exact fraction when it is one with a small denominator: ``-1/18``."""
-    close = Fraction(value).limit_denominator(1000)
-    exact = abs(float(close) - value) < 1e-9
-    # Shown as the exact value's float when there is one: no solver noise, and + 0.0 makes -0.0 plain 0.
-    shown = f"{(float(close) if exact else value) + 0.0:.10g}"
-    if exact and close.denominator > 1:
+    close = exact_fraction(value)
+    shown = f"{tidy(value):.10g}"
+    if close is not None and close.denominator > 1:
         return f"{shown} (= {close})"
     return shown
 
@@ -52,7 +53,7 @@ def solve_file(args: argparse.Namespace) -> int | None:
     from gdl.extensive.sequence import NotTwoPlayerError
 
     start = time.perf_counter()
-    text = read_source(Path(args.game), "solve")
+    text = read_source(Path(args.game), "solve", EXTENSIVE_FORMATS)
     if text is None:
         return 2
     try:
@@ -89,7 +90,7 @@ def solve_file(args: argparse.Namespace) -> int | None:
     bar.close()
     report = {"game": args.game, **solution.to_json(), "load_seconds": round(loaded, 4)}
     if not args.json:
-        _print(report, game)
+        _print(report, game, args.quiet)
     if not emit_json(args, report, "solve"):
         return 2
     return 0 if solution.solved else 1
@@ -99,7 +100,7 @@ def solve_file(args: argparse.Namespace) -> int | None:
 DEFAULT_ITERATIONS = 1000
 
 
-def _print(report: dict[str, Any], game: ExtensiveGame) -> None:
+def _print(report: dict[str, Any], game: ExtensiveGame, quiet: bool) -> None:
     if report["solved"]:
         print(f"{report['game']}: solved; {report['concept']}")
     else:
@@ -108,8 +109,11 @@ def _print(report: dict[str, Any], game: ExtensiveGame) -> None:
     if "goal_value" in report and report["goal_offset"]:
         goals = ", ".join(f"{player} {rational(v)}" for player, v in report["goal_value"].items())
         print(f"value in goal units: {goals} (payoff + {report['goal_offset']:g}, half the goals' sum)")
+    if quiet:
+        print(f"exploitability: {report['exploitability']:.3g}")
+        return
     for player, strategy in report["strategies"].items():
-        print(f"strategy of {player} ({len(strategy)} information sets):")
+        print(f"strategy of {player} ({len(strategy)} {plural(len(strategy), 'information set')}):")
         for infoset, probabilities in strategy.items():
             shown = ", ".join(f"{action} {p:.4g}" for action, p in probabilities.items())
             print(f"  {infoset}: {shown}")
@@ -124,10 +128,11 @@ def _print(report: dict[str, Any], game: ExtensiveGame) -> None:
     }[report["method"]]
     size = report["size"]
     counts = (
-        f"{sum(size['sequences'].values())} sequences, {sum(size['infosets'].values())} information sets, "
+        f"{counted(sum(size['sequences'].values()), 'sequence')}, "
+        f"{counted(sum(size['infosets'].values()), 'information set')}, "
         if "sequences" in size else ""
     )
-    print(f"method: {method}; {counts}{sum(dict(game.sizes).values())} nodes")
+    print(f"method: {method}; {counts}{counted(sum(dict(game.sizes).values()), 'node')}")
     if report["solved"]:
         print("exact, checked by exact best responses: the value is proven")
     print(f"time: {report['seconds']:.3f} s to solve, {report['load_seconds']:.3f} s to load")

@@ -30,6 +30,7 @@ from gdl.cli.view import MatchViewer, add_view_option
 from gdl.errors import HintsError, PlayerSpecError, UnknownRoleError, ViewerError
 from gdl.game import Game
 from gdl.match import MatchRecord
+from gdl.players import assign_roles
 from gdl.protocol.manager import GRACE, host
 
 
@@ -49,10 +50,11 @@ Exit status: 0 the match completed, 1 it was aborted, 2 unusable input.""",
     )
     parser.add_argument("game", metavar="GAME", help="GDL file (.kif)")
     parser.add_argument(
-        "--player", "-p", action="append", default=[], metavar="ROLE=URL|KIND[:option=value,...]",
-        help="who plays a role: a player server's URL or a local player kind (one per role)",
+        "--player", "-p", action="append", default=[], metavar="[ROLE=]URL|KIND[:option=value,...]",
+        help="who plays a role: a player server's URL or a local player kind (repeat for each role); "
+        "without ROLE= the roles are taken in order, roles without one are played by random",
     )
-    add_clocks(parser, "--startclock", "--playclock")
+    add_clocks(parser)
     parser.add_argument(
         "--grace", type=float, default=GRACE,
         help=f"seconds a reply may be late, for the network (default {GRACE})",
@@ -68,21 +70,14 @@ Exit status: 0 the match completed, 1 it was aborted, 2 unusable input.""",
 
 
 def players_by_role(game: Game, specs: list[str]) -> dict[str, str]:
-    """``ROLE=SPEC`` texts as a map from each role of the game to its player's URL or kind."""
-    chosen: dict[str, str] = {}
-    for text in specs:
-        role, equals, spec = text.partition("=")
-        if not equals or not spec.strip():
-            raise PlayerSpecError(f"player {text!r} is not of the form ROLE=URL or ROLE=KIND")
-        role = game.roles[game.role_index(role.strip())]
-        if role == game.chance_role:
-            raise PlayerSpecError(f"role {role!r} is nature: its moves are drawn by the manager")
-        if role in chosen:
-            raise PlayerSpecError(f"role {role!r} is given two players")
-        chosen[role] = spec.strip()
-    missing = [role for role in game.players if role not in chosen]
-    if missing:
-        raise PlayerSpecError(f"no player for role(s): {', '.join(missing)}")
+    """``[ROLE=]URL`` or ``[ROLE=]KIND`` texts as a map from each role of the game to its player's URL
+    or kind (see :func:`gdl.players.assign_roles`); a role without one is played by a local random
+    player, and the user told."""
+    chosen = assign_roles(game, specs, default="")
+    for role, spec in chosen.items():
+        if not spec:
+            print(f"gdl host: no --player for {game.spell(role)}: a random player plays it", file=sys.stderr)
+            chosen[role] = "random"
     return chosen
 
 
@@ -128,9 +123,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     silent = [role for role in record.roles if record.never_answered(role)]
     for role in silent:
+        first = record.start_errors.get(role) or record.errors[0][role]
         print(
             f"gdl host: the player of {spell(role)} ({players[role]}) never answered with a legal move"
-            f" (first error: {record.errors[0][role]})",
+            f" (first error: {first})",
             file=sys.stderr,
         )
     if viewer:

@@ -54,7 +54,7 @@ their atoms; --table prints one Markdown table row per game instead.""",
         "--max-atoms", type=positive_int, default=DEFAULT_MAX_ATOMS, metavar="N",
         help=f"atom budget of instantiation (default {DEFAULT_MAX_ATOMS})",
     )
-    add_time_limit(parser, DEFAULT_MAX_SECONDS, "CPU seconds of instantiation", "--max-seconds")
+    add_time_limit(parser, DEFAULT_MAX_SECONDS, "CPU seconds of instantiation")
     parser.set_defaults(run=run)
 
 

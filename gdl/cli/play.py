@@ -12,9 +12,7 @@ prints nature's moves and the true state. Nature gets no ``--player``: the match
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-from functools import partial
 
 from gdl.cli._common import (
     add_clocks,
@@ -28,12 +26,9 @@ from gdl.cli._common import (
 from gdl.errors import PlayerSpecError, UnknownRoleError
 from gdl.game import Game, State
 from gdl.match import Match, MatchRecord
-from gdl.players import PLAYER_KINDS, Player, make_player
+from gdl.players import PLAYER_KINDS, Player, assign_roles, make_player
 from gdl.players.tracking import plays_with_views
 from gdl.render import render
-
-#: ``ROLE=`` in front of a player description: an ``=`` before any ``:``.
-_ROLE_PREFIX = re.compile(r"^\s*([^:=\s]+)\s*=(.*)$")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -72,26 +67,9 @@ Exit status: 0 the match completed, 1 it was aborted, 2 unusable input.""",
 
 def assign_players(game: Game, specs: list[str], seed: int | None) -> dict[str, Player]:
     """Players by role from ``[ROLE=]SPEC`` texts; unnamed roles get the next free role, then random."""
-    chosen: dict[str, str] = {}
-    unnamed: list[str] = []
-    for text in specs:
-        match = _ROLE_PREFIX.match(text)
-        if match:
-            role = game.roles[game.role_index(match.group(1))]
-            if role == game.chance_role:
-                raise PlayerSpecError(f"role {role!r} is nature: the match draws its moves")
-            if role in chosen:
-                raise PlayerSpecError(f"role {role!r} is given two players")
-            chosen[role] = match.group(2)
-        else:
-            unnamed.append(text)
-    free = [r for r in game.players if r not in chosen]
-    if len(unnamed) > len(free):
-        raise PlayerSpecError(f"{len(specs)} players given for {len(game.players)} role(s)")
-    chosen.update(zip(free, unnamed, strict=False))
     return {
-        role: make_player(chosen.get(role, "random"), None if seed is None else seed + index)
-        for index, role in enumerate(game.players)
+        role: make_player(spec, None if seed is None else seed + index)
+        for index, (role, spec) in enumerate(assign_roles(game, specs).items())
     }
 
 
@@ -100,20 +78,32 @@ def run(args: argparse.Namespace) -> int:
     if game is None:
         return 2
     quiet = args.quiet or args.json
+    seen: list[MatchRecord] = []  # the record so far, for Ctrl-C
+
+    def on_step(record: MatchRecord) -> None:
+        seen[:] = [record]
+        if not quiet:
+            show_step(record, reveal=args.reveal)
+
     try:
         players = assign_players(game, args.player, args.seed)
         match = Match(
             game, players, args.start_clock, args.play_clock, seed=args.seed,
-            max_steps=args.max_steps,
-            on_step=None if quiet else partial(show_step, reveal=args.reveal),
+            max_steps=args.max_steps, on_step=on_step,
         )
     except (PlayerSpecError, UnknownRoleError, ValueError) as problem:
         print(f"gdl play: {problem}", file=sys.stderr)
         return 2
-    shown = ", ".join(f"{role} = {player.name}" for role, player in players.items())
+    shown = ", ".join(f"{game.spell(role)} = {player.name}" for role, player in players.items())
     if not args.json:
-        print(f"{game.name}: {shown} (play clock {args.play_clock:g} s)")
-    record = match.run()
+        print(f"{game.name}: {shown} (play clock {args.play_clock:g} s)", flush=True)
+    try:
+        record = match.run()
+    except KeyboardInterrupt:
+        step = len(seen[0].moves) + 1 if seen else 0
+        print(f"gdl play: interrupted at step {step}" if step else "gdl play: interrupted at the start",
+              file=sys.stderr)
+        return 130
     if not args.json:
         print_result(record)
     if not emit_json(args, record.to_json, "play"):
@@ -124,12 +114,13 @@ def run(args: argparse.Namespace) -> int:
 def print_result(record: MatchRecord) -> None:
     """The goals (or why the match was aborted) and the errors each player made."""
     if record.completed:
-        print("\ngoals: " + ", ".join(f"{role} {value}" for role, value in record.goals.items()))
+        goals = ", ".join(f"{record.spell(role)} {value}" for role, value in record.goals.items())
+        print(f"\ngoals: {goals}")
     else:
         print(f"aborted: {record.abort_reason}")
     errors = {role: record.error_count(role) for role in record.states[0].game.players}
     if any(errors.values()):
-        print("errors: " + ", ".join(f"{role} {count}" for role, count in errors.items()))
+        print("errors: " + ", ".join(f"{record.spell(role)} {count}" for role, count in errors.items()))
 
 
 def show_step(record: MatchRecord, *, reveal: bool = True) -> None:

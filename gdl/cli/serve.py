@@ -16,7 +16,7 @@ import logging
 import sys
 from functools import partial
 
-from gdl.cli._common import add_command, add_engine_option, port_number, positive_int
+from gdl.cli._common import add_command, add_engine_option, plural, port_number, positive_int
 from gdl.errors import PlayerSpecError
 from gdl.players import PLAYER_KINDS, make_player
 from gdl.protocol.server import PlayerServer, start_server
@@ -90,8 +90,11 @@ async def _serve(server: PlayerServer, host: str, port: int, spec: str) -> None:
     print(f"gdl serve: {server.name} ({spec}) listening on {running.url}", flush=True)
     try:
         await asyncio.Event().wait()
-    finally:
+    finally:  # Ctrl-C: the matches under way are ended and their processes stopped
+        under_way = len(server.matches)
         await running.close()
+        matches = plural(under_way, "match", "matches")
+        print(f"gdl serve: stopped; {under_way} {matches} under way ended", file=sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from dataclasses import replace
 
 from gdl.cli._batch import solve_many
 from gdl.cli._common import (
@@ -49,14 +51,18 @@ Exit status: 0 solved, 1 not solved, 2 unusable input.""",
         ],
     )
     parser.add_argument(
-        "game", metavar="GAME", help="GDL file (.kif), or an extensive-form game (.efg, .json)"
+        "games", nargs="+", metavar="GAME",
+        help="GDL file (.kif), or an extensive-form game (.efg, .json); several games are solved in parallel",
     )
-    parser.add_argument("more_games", nargs="*", metavar="GAME", help="more GDL games: solved in parallel")
-    add_time_limit(parser, 60.0, "give up after this many seconds", "--budget")
+    add_time_limit(parser, 60.0, "give up after this many seconds")
     parser.add_argument(
         "--max-states", type=positive_int, metavar="N", help="GDL games: give up after N reachable states"
     )
     add_json_options(parser, "the result")
+    parser.add_argument(
+        "--quiet", "-q", action="store_true",
+        help="show only the value (no principal variation, no strategies)",
+    )
     parser.add_argument(
         "--method",
         choices=METHODS,
@@ -72,13 +78,14 @@ Exit status: 0 solved, 1 not solved, 2 unusable input.""",
 
 
 def run(args: argparse.Namespace) -> int:
-    games = [args.game, *args.more_games]
+    games = args.games
+    args.game = games[0]
     extensive = [game for game in games if is_extensive(game)]
     problem = _inapplicable(args, games, extensive)
     if problem:
         print(f"gdl solve: {problem}", file=sys.stderr)
         return 2
-    if args.more_games or args.cluster or args.jobs:
+    if len(games) > 1 or args.cluster or args.jobs:
         return solve_many(args, games)
     if extensive:
         status = solve_file(args)
@@ -88,14 +95,26 @@ def run(args: argparse.Namespace) -> int:
     if game is None:
         return 2
     bar = StatusLine("solve")
+    searched = [0, 0.0]  # states and seconds so far, for Ctrl-C
+
+    def progress(states: int, seconds: float) -> None:
+        searched[:] = [states, seconds]
+        bar.states(states, seconds)
+
     try:
-        solution = solve(game, budget=args.time_limit, max_states=args.max_states, progress=bar.states)
+        solution = solve(game, budget=args.time_limit, max_states=args.max_states, progress=progress)
+    except KeyboardInterrupt:
+        bar.close()
+        states, seconds = searched
+        print(f"gdl solve: interrupted after {states} states searched in {seconds:.0f} s", file=sys.stderr)
+        return 130
     finally:
         bar.close()
+    solution = spelled(solution, game.spell)
     if not emit_json(args, {"game": game.name, **solution.to_json()}, "solve"):
         return 2
     if not args.json:
-        _print(game.name, solution)
+        _print(game.name, solution, args.quiet)
     return 0 if solution.solved else 1
 
 
@@ -116,7 +135,21 @@ def _inapplicable(args: argparse.Namespace, games: list[str], extensive: list[st
     return ""
 
 
-def _print(name: str, solution: Solution) -> None:
+def spelled(solution: Solution, spell: Callable[[str], str]) -> Solution:
+    """The solution with its roles and moves spelled as the rules spell them, for output."""
+    return replace(
+        solution,
+        value={spell(role): value for role, value in solution.value.items()},
+        exact_value={spell(role): value for role, value in solution.exact_value.items()},
+        pv=[{spell(role): spell(move) for role, move in joint.items()} for joint in solution.pv],
+        strategies={
+            spell(role): {spell(move): p for move, p in strategy.items()}
+            for role, strategy in solution.strategies.items()
+        },
+    )
+
+
+def _print(name: str, solution: Solution, quiet: bool) -> None:
     if not solution.solved:
         print(f"{name}: {solution.reason} ({solution.states} states, {solution.seconds:.2f} s)")
         return
@@ -125,6 +158,8 @@ def _print(name: str, solution: Solution) -> None:
         f"{role} {value}" + (f" (= {exact})" if "/" in (exact := solution.exact_value.get(role, "")) else "")
         for role, value in solution.value.items()
     ))
+    if quiet:
+        return
     print(f"principal variation ({len(solution.pv)} steps):")
     for step, joint in enumerate(solution.pv, 1):
         print(f"  {step:>3}. " + "; ".join(f"{role} {move}" for role, move in joint.items()))

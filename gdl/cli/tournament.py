@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections import Counter
 from pathlib import Path
 
 from gdl.backend import open_backend
@@ -20,8 +21,9 @@ from gdl.cli._common import (
     add_command,
     add_engine_option,
     add_json_options,
-    deprecated,
+    add_max_steps,
     emit_json,
+    plural,
     positive_int,
     read_source,
 )
@@ -46,14 +48,15 @@ the kind (mcts:iterations=200,c=1.0).""",
     )
     parser.add_argument("game", metavar="GAME", help="GDL file (.kif)")
     parser.add_argument(
-        "--player", "-p", action="append", default=[], metavar="KIND[:option=value,...]",
-        help="a player, one per role (repeat)",
+        "--player", "-p", action="append", default=[], metavar="[ROLE=]KIND[:option=value,...]",
+        help="a player, one per role (repeat); ROLE= seats it in that role in the first match",
     )
-    deprecated(parser, "--players", "--player (once per player)", "player", nargs="+", convert=split_players)
     parser.add_argument(
         "--matches", "-n", type=positive_int, default=10, metavar="N", help="number of matches (default 10)"
     )
     add_clocks(parser)
+    add_max_steps(parser)
+    parser.add_argument("--quiet", "-q", action="store_true", help="show only the standings, no progress")
     parser.add_argument("--seed", type=int, help="seed of the first match (match i uses seed + i)")
     add_json_options(parser, "the standings and every match", file_was_json=True)
     add_engine_option(parser)
@@ -62,23 +65,10 @@ the kind (mcts:iterations=200,c=1.0).""",
     parser.set_defaults(run=run)
 
 
-def split_players(texts: list[str]) -> list[str]:
-    """Player descriptions from comma-separated texts; ``option=value`` items join the player before."""
-    specs: list[str] = []
-    for text in texts:
-        for item in filter(None, (part.strip() for part in text.split(","))):
-            if "=" in item and ":" not in item.split("=", 1)[0]:
-                if not specs:
-                    raise PlayerSpecError(f"option {item!r} comes before any player kind")
-                specs[-1] += "," + item
-            else:
-                specs.append(item)
-    return specs
-
-
 def run(args: argparse.Namespace) -> int:
     if read_source(Path(args.game), "tournament") is None:
         return 2
+    bar = StatusLine("tournament")
     try:
         specs = args.player
         if not specs:
@@ -87,8 +77,8 @@ def run(args: argparse.Namespace) -> int:
         with open_backend(args.cluster, args.jobs) as backend:
             result = run_tournament(
                 args.game, specs, args.matches, start_clock=args.start_clock, play_clock=args.play_clock,
-                seed=args.seed, engine=args.engine, backend=backend,
-                progress=StatusLine("tournament").counter("matches"),
+                seed=args.seed, engine=args.engine, max_steps=args.max_steps, backend=backend,
+                progress=None if args.quiet else bar.counter("matches"),
                 on_match=viewer.on_match if viewer else None,
             )
         for note in backend.notes:
@@ -99,18 +89,33 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as problem:
         print(f"gdl tournament: {problem}", file=sys.stderr)
         return 2
+    finally:
+        bar.close()
     if not args.json:
         print(table(result))
     status = 0 if emit_json(args, result.to_json, "tournament") else 2
     if viewer:
         viewer.finish()
-    return status
+    if status:
+        return status
+    if result.interrupted:
+        done = f"{len(result.matches)} of {args.matches} matches"
+        print(f"gdl tournament: interrupted after {done}", file=sys.stderr)
+        return 130
+    reasons = Counter(match["abortReason"] for match in result.matches if match["goals"] is None)
+    for reason, count in reasons.most_common():
+        matches = plural(count, "match", "matches")
+        print(f"gdl tournament: {count} {matches} aborted: {reason}", file=sys.stderr)
+    return 1 if result.aborted else 0
 
 
 def table(result: TournamentResult) -> str:
     """The standings as a text table."""
     played = len(result.matches) - result.aborted
-    lines = [f"{result.game}: {played} matches ({result.aborted} aborted), roles rotated each match"]
+    lines = [
+        f"{result.game}: {played} {plural(played, 'match', 'matches')} ({result.aborted} aborted), "
+        "roles rotated each match"
+    ]
     names = player_names([s.spec for s in result.standings])
     width = max(len("player"), *map(len, names))
     header = f"{'wins':>5} {'draws':>5} {'losses':>6}  {'mean goal':>16}  {'errors':>6}"

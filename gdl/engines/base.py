@@ -7,6 +7,7 @@ import random
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Generic, NamedTuple, Protocol, TypeVar
 
+from gdl.check.moves import goal_number as goal_number  # the one reading of goal values, re-exported
 from gdl.syntax.model import Constant, Term
 
 S = TypeVar("S", bound=Hashable)
@@ -182,9 +183,3 @@ def goal_value(values: Sequence[Term]) -> int | None:
     return None
 
 
-def goal_number(text: str) -> int | None:
-    """The goal value ``text`` names, an integer from 0 to 100 in ASCII digits; None for anything else
-    (checked before conversion: ``int`` refuses very long numbers and accepts digits of other scripts)."""
-    if text.isascii() and text.isdigit() and len(text.lstrip("0")) <= 3 and int(text) <= 100:
-        return int(text)
-    return None

@@ -35,6 +35,7 @@ from typing import Any
 
 from gdl.extensive.bandits import BanditsGame
 from gdl.extensive.lp import LPSolution
+from gdl.extensive.model import tidy
 from gdl.extensive.sequence import SequenceForm
 
 #: Realization probabilities below this are outside the support.
@@ -43,7 +44,7 @@ SUPPORT = 1e-9
 
 def number(value: float) -> str:
     """A number as printed: rounded to 12 decimals, without a negative zero."""
-    return repr(round(float(value), 12) + 0.0)
+    return repr(round(tidy(value), 12) + 0.0)
 
 
 def sequence_names(form: SequenceForm) -> tuple[list[str], list[str]]:
@@ -102,7 +103,7 @@ def report_json(bandits: BanditsGame, solution: LPSolution, seconds: dict[str, f
             if p > SUPPORT
         ]
     return {
-        "value": solution.value[bandits.game.players[0]],
+        "value": tidy(solution.value[bandits.game.players[0]]),
         "plans": plans,
         "sizes": {
             "nodes": dict(bandits.game.sizes),

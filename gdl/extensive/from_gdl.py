@@ -115,7 +115,8 @@ def extensive_from_gdl(
     not constant-sum, and :class:`~gdl.errors.GameTooLargeError` past ``max_nodes`` or ``seconds``."""
     if len(game.players) not in (1, 2):
         raise NotExtensiveError(
-            f"game {game.name!r} has {len(game.players)} players ({', '.join(game.players) or 'none'}); "
+            f"game {game.name!r} has {len(game.players)} player{'' if len(game.players) == 1 else 's'} "
+            f"({', '.join(game.players) or 'none'}); "
             "the extensive form is solved for one or two"
         )
     explorer = _Explorer(game, max_nodes, seconds)

@@ -99,6 +99,24 @@ def to_fraction(value: Number) -> Fraction:
     raise ExtensiveGameError(f"not a number: {value!r}")
 
 
+#: The largest denominator of a solver's value taken for the exact fraction it is close to.
+EXACT_DENOMINATOR = 1000
+
+
+def exact_fraction(value: float) -> Fraction | None:
+    """The fraction of denominator at most :data:`EXACT_DENOMINATOR` that a solver's ``value`` is
+    (within 1e-9, the solver's noise), or None when there is none."""
+    close = Fraction(value).limit_denominator(EXACT_DENOMINATOR)
+    return close if abs(float(close) - value) < 1e-9 else None
+
+
+def tidy(value: float) -> float:
+    """A solver's value as shown: the correctly rounded float of the exact fraction it is close to
+    (``2123/420``, not the solver's 5.054761904761901), and never ``-0.0``."""
+    close = exact_fraction(value)
+    return (float(close) if close is not None else float(value)) + 0.0
+
+
 def _distinct(labels: tuple[str, ...], what: str) -> None:
     if not labels:
         raise ExtensiveGameError(f"a {what} node needs at least one action")

@@ -58,6 +58,7 @@ class HyperPlayer(Player):
         at_least("hyperplay", "iterations", iterations, 1)
         at_least("hyperplay", "max_states", max_states, 1)
         at_least("hyperplay", "margin", margin, 0)
+        at_least("hyperplay", "c", c, 0)
         self.samples = samples
         self.max_states = max_states
         self.margin = margin

@@ -83,6 +83,7 @@ class MctsPlayer(Player):
         at_least("mcts", "iterations", iterations, 1)
         at_least("mcts", "margin", margin, 0)
         at_least("mcts", "batch", batch, 1)
+        at_least("mcts", "c", c, 0)
         self.iterations = iterations
         self.batch = batch
         self.c = c

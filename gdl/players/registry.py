@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from gdl.errors import PlayerSpecError
 from gdl.players.base import Player
@@ -27,6 +29,9 @@ from gdl.players.legal import LegalPlayer
 from gdl.players.mcts import MctsPlayer
 from gdl.players.minimax import MinimaxPlayer
 from gdl.players.random import RandomPlayer
+
+if TYPE_CHECKING:
+    from gdl.game import Game
 
 #: Player kinds by name.
 PLAYER_KINDS: dict[str, type[Player]] = {
@@ -102,3 +107,36 @@ def make_player(spec: str, seed: int | None = None) -> Player:
         return PLAYER_KINDS[kind](**arguments)
     except ValueError as problem:
         raise PlayerSpecError(f"bad {kind} player: {problem}") from None
+
+
+#: ``ROLE=`` in front of a player description: an ``=`` before any ``:``.
+ROLE_PREFIX = re.compile(r"^\s*([^:=\s]+)\s*=(.*)$")
+
+
+def assign_roles(game: Game, specs: Sequence[str], default: str | None = "random") -> dict[str, str]:
+    """Who plays each role of ``game`` (nature aside), in role order, from ``[ROLE=]SPEC`` texts: a
+    named role gets its ``SPEC``, the others take the unnamed texts in role order, and any role left
+    over gets ``default`` (None: a :class:`PlayerSpecError` says which roles have no player)."""
+    chosen: dict[str, str] = {}
+    unnamed: list[str] = []
+    for text in specs:
+        named = ROLE_PREFIX.match(text)
+        if named is None:
+            unnamed.append(text.strip())
+            continue
+        role = game.roles[game.role_index(named.group(1))]
+        if role == game.chance_role:
+            raise PlayerSpecError(f"role {game.spell(role)!r} is nature: the match draws its moves")
+        if role in chosen:
+            raise PlayerSpecError(f"role {game.spell(role)!r} is given two players")
+        if not named.group(2).strip():
+            raise PlayerSpecError(f"player {text!r} names a role but no player")
+        chosen[role] = named.group(2).strip()
+    free = [role for role in game.players if role not in chosen]
+    if len(unnamed) > len(free):
+        raise PlayerSpecError(f"{len(specs)} players given for {len(game.players)} role(s) of {game.name}")
+    chosen.update(zip(free, unnamed, strict=False))
+    missing = [game.spell(role) for role in game.players if role not in chosen]
+    if missing and default is None:
+        raise PlayerSpecError(f"no player for role(s) {', '.join(missing)} of {game.name}")
+    return {role: chosen.get(role, default or "") for role in game.players}

@@ -165,6 +165,9 @@ class RemotePlayer(Player):
         self.previous: tuple[Term, ...] | None = None
         #: How moves are written: as the rules spell them, once the game is known.
         self.spell: Callable[[object], str] = str
+        #: Why the player did not take the match (START answered with an error or not ready): it is sent
+        #: nothing more, since it has no such match (a START that timed out may still be taken).
+        self.refused: str | None = None
 
     def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
         super().start(game, role, start_clock, play_clock)
@@ -173,9 +176,16 @@ class RemotePlayer(Player):
         # names keep the rules' spelling, since the player may compare them case-sensitively.
         rules = " ".join(game.spell(rule) for rule in game.checked.program.rules)
         start = Start(self.match_id, game.spell(role), rules, start_clock, play_clock)
-        reply = self._send(start, start_clock)
+        try:
+            reply = self._send(start, start_clock)
+        except PlayerTimeoutError:
+            raise
+        except ProtocolError as problem:
+            self.refused = str(problem)
+            raise
         if reply.lower() != "ready":
-            raise ProtocolError(f"START answered {shorten(reply, 60)!r} instead of ready")
+            self.refused = f"START answered {shorten(reply, 60)!r} instead of ready"
+            raise ProtocolError(self.refused)
 
     def observe(self, record: MatchRecord) -> None:
         """Note the joint move just played (the match runner's ``on_step`` hook)."""
@@ -203,6 +213,10 @@ class RemotePlayer(Player):
         self._send(Abort(self.match_id), self.play_clock)
 
     def _send(self, message: Message, clock: float) -> str:
+        if self.refused is not None and not isinstance(message, Start):
+            if isinstance(message, (Play, PlayII)):
+                raise PlayerConnectionError(f"not sent: the player did not take the match ({self.refused})")
+            return ""  # STOP or ABORT of a match the player does not have
         # Give up within the runner's grace, so that a late call has ended before the next one is due.
         return self.network.send(self.url, message, clock + self.grace / 2, self.spell)
 
