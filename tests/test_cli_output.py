@@ -50,11 +50,6 @@ def test_one_of_a_thing_is_not_plural(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "(1 information set):" in out and "1 information set," in out
     assert main(["convert", str(game), str(tmp_path / "one.json")]) == 0
     assert "1 information set)" in capsys.readouterr().out
-    solo = tmp_path / "solo.kif"
-    solo.write_text("(role p) (role random) (init s) (legal p a) (legal random a) (<= terminal (true s))"
-                    " (goal p 100)")
-    assert main(["solve", str(solo)]) != 0
-    assert "has 1 player (p)" in capsys.readouterr().err
     assert main(["play", str(ROOT / "games/tictactoe.kif"), "-p", "legal", "--max-steps", "1", "-q"]) == 1
     assert "no terminal state after 1 step\n" in capsys.readouterr().out
 

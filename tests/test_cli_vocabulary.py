@@ -170,6 +170,7 @@ def test_gdl_alone_prints_the_help_and_version_is_known(capsys: pytest.CaptureFi
 POSITIONALS: dict[str, list[str]] = {
     "check": [NIM], "bench": [NIM], "play": [NIM], "solve": [NIM], "convert": [KUHN, "kuhn.json"],
     "bandits": [MAZE], "tournament": [NIM], "serve": [], "host": [NIM], "network": [NIM],
+    "view": ["record.json"], "graph": [NIM],
 }
 #: A value of each new spelling in the table of old ones, and what it parses to.
 NEW_VALUES: dict[str, tuple[list[str], Any]] = {

@@ -20,7 +20,7 @@ from typing import Any
 
 from gdl.extensive.exact import as_fractions, best_response, check_profile
 from gdl.extensive.from_gdl import GdlExtensiveGame
-from gdl.extensive.model import ExtensiveGame
+from gdl.extensive.model import ExtensiveGame, tidy
 
 LP_CONCEPT = "Nash equilibrium (two-player constant-sum: the minimax value), by the sequence-form LP"
 CFR_CONCEPT = "approximate Nash equilibrium (the average strategy of CFR+; exploitability bounds its error)"
@@ -80,7 +80,7 @@ class ExtensiveSolution:
             "solved": self.solved,
             "concept": self.concept,
             "method": self.method,
-            "value": self.value,
+            "value": {p: tidy(v) for p, v in self.value.items()},
             "exact_value": None if exact is None else {p: str(v) for p, v in exact.items()},
             "bounds": {p: [str(low), str(high)] for p, (low, high) in self.bounds.items()},
             "reason": self.reason,
@@ -92,7 +92,7 @@ class ExtensiveSolution:
         if isinstance(game, GdlExtensiveGame):  # payoffs are goals minus half their constant sum
             offset = game.goal_offset
             report["goal_offset"] = float(offset)
-            report["goal_value"] = {p: v + float(offset) for p, v in self.value.items()}
+            report["goal_value"] = {p: tidy(v + float(offset)) for p, v in self.value.items()}
             if exact is not None:
                 report["exact_goal_value"] = {p: str(v + offset) for p, v in exact.items()}
         if self.iterations is not None:
