@@ -30,7 +30,7 @@ from gdl.game import MoveLike, State, as_term, parse
 from gdl.ground.grounding import sorted_roles
 from gdl.players.base import Player
 from gdl.players.tracking import legal_moves, plays_with_views
-from gdl.protocol.messages import parse_move
+from gdl.protocol.messages import MAX_MOVE, parse_move
 from gdl.protocol.workers import CHECKER_NICENESS, DEFAULT_LIMITS, Limits, WorkerProcess
 from gdl.syntax.model import Term
 from gdl.views import View
@@ -39,6 +39,10 @@ from gdl.views import View
 #: of the match would refuse every later PLAY, so the bound is generous (the corpus's Mastermind448 loses
 #: track with 100 states); the price is time: about 2 s a step on the corpus's Krieg-tictactoe.
 SEAT_BELIEF_STATES = 1000
+
+
+#: The most text (characters) the legal moves of one state may add up to, as sent to the server.
+MAX_LEGAL_TEXT = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -192,11 +196,33 @@ class _TextSeat:
         self.seat.start(start_clock, play_clock)
 
     def follow(self, moves: Sequence[tuple[str, ...] | Seen]) -> tuple[str, ...]:
-        return tuple(map(str, self.seat.follow(moves)))
+        legal = tuple(map(move_text, self.seat.follow(moves)))
+        if sum(map(len, legal)) > MAX_LEGAL_TEXT:
+            raise ProtocolError(f"the legal moves add up to more than {MAX_LEGAL_TEXT} characters")
+        return legal
 
     def play(self, deadline: float) -> str:
         assert isinstance(self.seat, ThreadSeat)
-        return str(self.seat.play(deadline))
+        return move_text(self.seat.play(deadline))
+
+
+def move_text(move: Term) -> str:
+    """A move as KIF text, refused past :data:`gdl.protocol.messages.MAX_MOVE` characters before it is
+    written: rules can make a move of millions of leaves out of a few shared subterms."""
+    sizes: dict[int, int] = {}
+
+    def size(term: Term) -> int:
+        known = sizes.get(id(term))
+        if known is None:
+            args = getattr(term, "args", ())
+            known = len(str(term)) if not args else len(term.name) + 2 + sum(1 + size(a) for a in args)
+            if known > MAX_MOVE:
+                raise ProtocolError(f"a move of more than {MAX_MOVE} characters: ({term.name} ...)")
+            sizes[id(term)] = known
+        return known
+
+    size(move)
+    return str(move)
 
     def finish(self, moves: Sequence[tuple[str, ...]], completed: bool) -> None:
         assert isinstance(self.seat, ThreadSeat)

@@ -36,6 +36,8 @@ from gdl.errors import ProtocolError
 from gdl.game import CHANCE_ROLE
 from gdl.players.base import Player
 from gdl.protocol.messages import (
+    HEAD,
+    MAX_RULES_MESSAGE,
     Abort,
     Info,
     Message,
@@ -45,6 +47,8 @@ from gdl.protocol.messages import (
     Start,
     Stop,
     StopII,
+    body_limit,
+    message_head,
     parse_message,
 )
 from gdl.protocol.seats import Checked, Checker, ProcessFollower, ProcessSeat, Seat, Seen, Step, ThreadSeat
@@ -78,11 +82,29 @@ CORS_HEADERS = {
     "Access-Control-Max-Age": "86400",
 }
 
-#: Request bodies above this size are refused; the largest known game is under 50 kB.
-MAX_BODY = 4 * 1024 * 1024
+#: The content type of GGP messages: a POST of any other is refused (unless ``cors``), since a web page
+#: can make a browser post text/plain forms anywhere without asking.
+GGP_CONTENT_TYPE = "text/acl"
 
-#: Seconds of silence (plus ten play clocks) after which a match counts as abandoned by its manager.
+#: Seconds of silence (plus ten play clocks) after which a match counts as abandoned by its manager...
 ABANDONED_AFTER = 600.0
+
+#: ... but never more than this, whatever its clock says: a START with a huge clock must not hold a
+#: place of ``capacity`` for days.
+MAX_IDLE = 1800.0
+
+#: The longest a player may think about one message (seconds); longer clocks are played as this.
+LONGEST_CALL = 600.0
+
+#: How often (seconds) the server looks for abandoned matches to forget.
+SWEEP_EVERY = 30.0
+
+#: The most text (characters) the moves of one match may add up to: a match of a thousand steps of
+#: chess-sized joint moves is under 100 kB.
+MAX_HISTORY = 1 << 20
+
+#: How many PREVIEWs may be checked at once (each also takes a place of ``capacity``).
+MAX_PREVIEWS = 2
 
 #: How many rules texts the server keeps the check of (managers start many matches of one game).
 KEPT_CHECKS = 8
@@ -104,7 +126,15 @@ class _Unfollowable(Exception):
 
 
 class _Busy(ProtocolError):
-    """A START beyond the server's capacity."""
+    """A START or PREVIEW beyond the server's capacity."""
+
+
+class _Refused(ProtocolError):
+    """A request refused whatever it says, with its HTTP status: too large, or from a web page."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class _Referee:
@@ -146,6 +176,8 @@ class _Session:
     #: the seat has followed.
     history: list[Step] = field(default_factory=list)
     heard: int = 0
+    #: The length of the history's moves, as text (bounded by MAX_HISTORY).
+    history_size: int = 0
     #: The player's last call, which may still run after the server has answered.
     busy: asyncio.Future[Any] | None = None
     referee: _Referee | None = None
@@ -188,6 +220,7 @@ class PlayerServer:
         self.make_player = make_player
         self.processes = processes
         self.limits = limits
+        self.cors = cors
         self.headers = CORS_HEADERS if cors else HEADERS
         self.seat_kind: Callable[[Callable[[], Player], str, str, str], Seat] = (
             partial(ProcessSeat, limits=limits) if processes else ThreadSeat
@@ -203,11 +236,15 @@ class PlayerServer:
         self._checks: dict[str, asyncio.Future[Checked]] = {}
         #: Match ids whose START is being checked.
         self._starting: set[str] = set()
+        #: PREVIEWs being checked.
+        self._previews = 0
+        #: Checkers at work, ended when the server closes.
+        self._checkers: set[WorkerProcess] = set()
 
     # -- HTTP ------------------------------------------------------------------------------
 
     def application(self) -> web.Application:
-        app = web.Application(client_max_size=MAX_BODY)
+        app = web.Application(client_max_size=MAX_RULES_MESSAGE)
         # Any path: ggp-base puts whole messages, line breaks included, in the path of a GET.
         app.router.add_route("*", r"/{path:[\s\S]*}", self.handle)
         app.on_startup.append(self._open)
@@ -219,12 +256,20 @@ class PlayerServer:
         await self._in_thread(prepare_processes)
         if not self.processes:
             await self._in_thread(warm_up)
+        self._in_background(self._sweep())
+
+    async def _sweep(self) -> None:
+        """Forget abandoned matches now and then, even when no START comes to do it."""
+        while True:
+            await asyncio.sleep(SWEEP_EVERY)
+            self._forget_abandoned(time.monotonic())
 
     async def _close(self, app: web.Application) -> None:
         for task in self._background:
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
         closing = [self._in_thread(_end, s, "the server is closing") for s in self.matches.values()]
+        closing += [self._in_thread(w.kill, "the server is closing") for w in list(self._checkers)]
         await asyncio.gather(*closing)
         self.matches.clear()
         self.executor.shutdown(wait=False, cancel_futures=True)
@@ -236,8 +281,9 @@ class PlayerServer:
         if request.method == "OPTIONS":
             return web.Response(body=b"", headers=headers)
         try:
+            self._refuse_cross_site(request)
             if request.method == "POST":
-                body: bytes | str = await request.read()
+                body: bytes | str = await self._read(request)
             elif request.method == "GET":
                 # ggp-base puts the message in the path of a GET; a bare GET asks who is there.
                 body = unquote(request.raw_path.lstrip("/").lstrip("?")) or "(INFO)"
@@ -254,6 +300,9 @@ class PlayerServer:
         except _Busy as problem:
             logger.warning("%s: refused: %s", peer, problem)
             return web.Response(body=f"busy: {problem}".encode(), status=503, headers=headers)
+        except _Refused as problem:
+            logger.warning("%s: refused: %s", peer, problem)
+            return web.Response(body=f"error: {problem}".encode(), status=problem.status, headers=headers)
         except ProtocolError as problem:
             logger.warning("%s: bad request: %s", peer, problem)
             return web.Response(body=f"error: {problem}".encode(), status=400, headers=headers)
@@ -263,6 +312,63 @@ class PlayerServer:
             return web.Response(body=text.encode(), status=500, headers=headers)
         logger.debug("%s -> %s (%.3f s)", peer, shorten(reply), time.monotonic() - received)
         return web.Response(body=reply.encode(), headers=headers)
+
+    def _refuse_cross_site(self, request: web.Request) -> None:
+        """Refuse what a web page can make a browser send (unless ``cors``): anything with an Origin, and
+        POSTs of another content type than GGP's (a form's text/plain needs no preflight)."""
+        if self.cors:
+            return
+        if "Origin" in request.headers:
+            origin = shorten(request.headers["Origin"], 80)
+            raise _Refused(403, f"cross-site request from {origin} (allowed only with --cors)")
+        if request.method == "POST" and request.content_type != GGP_CONTENT_TYPE:
+            shown = shorten(request.content_type, 80)
+            raise _Refused(415, f"content type {shown}, not {GGP_CONTENT_TYPE} (others only with --cors)")
+
+    async def _read(self, request: web.Request) -> bytes:
+        """The body of a POST, read only as far as its kind of message may go (see
+        :func:`gdl.protocol.messages.body_limit`): the first bytes tell the kind and the match id, and a
+        PLAY for an unknown match or a START beyond capacity is refused before the rest is read."""
+        limit = MAX_RULES_MESSAGE
+        declared = request.content_length
+        body = bytearray()
+        admitted = False
+        while True:
+            if declared is not None and declared > limit:
+                raise _Refused(413, f"a body of {declared} bytes, above the {limit} bytes allowed")
+            chunk = await request.content.read(1 << 16)
+            body += chunk
+            if len(body) > limit:
+                raise _Refused(413, f"a body above the {limit} bytes allowed")
+            if not admitted and (len(body) >= HEAD or not chunk):
+                limit, admitted = self._admit(bytes(body[:HEAD])), True
+                continue  # checks the declared length against the limit of the kind
+            if not chunk:
+                return bytes(body)
+
+    def _admit(self, head: bytes) -> int:
+        """The largest body the message that starts with ``head`` may have; refuses at once a PLAY, STOP
+        or ABORT for an unknown match and a START beyond capacity."""
+        kind, argument = message_head(head)
+        if kind in ("play", "stop", "abort") and argument is not None:
+            self._session(argument, kind.upper())
+        if kind == "start":
+            self._admit_start(argument)
+        return body_limit(kind)
+
+    def _admit_start(self, match_id: str | None) -> None:
+        self._forget_abandoned(time.monotonic())
+        if match_id in self.matches or match_id in self._starting:
+            raise ProtocolError(f"START for match id {match_id!r}, which is already running")
+        self._refuse_if_full("START")
+
+    def _load(self) -> int:
+        """How many places of ``capacity`` are taken: matches, STARTs and PREVIEWs being checked."""
+        return len(self.matches) + len(self._starting) + self._previews
+
+    def _refuse_if_full(self, what: str) -> None:
+        if self._load() >= self.capacity:
+            raise _Busy(f"{what} refused: already at {self.capacity} match(es), the capacity of this player")
 
     async def _parse(self, body: bytes | str) -> Message:
         if len(body) <= INLINE_BODY:
@@ -286,10 +392,17 @@ class PlayerServer:
         """The reply to one message received at ``received`` (a monotonic instant)."""
         match message:
             case Info():
-                status = "busy" if len(self.matches) >= self.capacity else "available"
+                status = "busy" if self._load() >= self.capacity else "available"
                 return f"((name {self.name}) (status {status}))"
             case Preview(rules, clock):
-                await self._check(rules, received + clock)
+                self._refuse_if_full("PREVIEW")
+                if self._previews >= MAX_PREVIEWS:
+                    raise _Busy(f"PREVIEW refused: already checking {MAX_PREVIEWS} PREVIEW(s)")
+                self._previews += 1
+                try:
+                    await self._check(rules, received + min(clock, LONGEST_CALL))
+                finally:
+                    self._previews -= 1
                 return "ready"
             case Start():
                 return await self._start(message, received)
@@ -307,23 +420,30 @@ class PlayerServer:
                 return await self._finish(match_id, None, "aborted")
 
     def _deadline(self, received: float, clock: float) -> float:
+        clock = min(clock, LONGEST_CALL)
         return received + clock - min(self.margin, clock / 4)
 
     async def _check(self, rules: str, deadline: float) -> Checked:
         """The roles of a game and its spelling of names, once its rules pass the checker by ``deadline``
         (in a worker process under the limits, killed past it). Managers start many matches of one game
-        at once, so the outcome is kept by rules text."""
+        at once, so a success is kept by rules text (a failure may be the clock's: it is not kept)."""
         future = self._checks.pop(rules, None)
         if future is None:
             worker = WorkerProcess(Checker(), self.limits, "checker", CHECKER_NICENESS)
             future = asyncio.ensure_future(self._check_in(worker, rules, deadline))
+            future.add_done_callback(partial(self._forget_failure, rules))
         self._checks[rules] = future  # the most recently used last
         while len(self._checks) > KEPT_CHECKS:
             del self._checks[next(iter(self._checks))]
         return await asyncio.shield(future)
 
+    def _forget_failure(self, rules: str, future: asyncio.Future[Checked]) -> None:
+        if (future.cancelled() or future.exception() is not None) and self._checks.get(rules) is future:
+            del self._checks[rules]
+
     async def _check_in(self, worker: WorkerProcess, rules: str, deadline: float) -> Checked:
         allowed = max(0.0, deadline - time.monotonic())
+        self._checkers.add(worker)
         try:
             await self._in_thread(worker.start)
             checking = self._call(worker.call, "check", allowed, rules)
@@ -336,6 +456,7 @@ class PlayerServer:
                 raise LimitExceeded(worker.failure or "checking the rules took too long") from None
             return checked
         finally:
+            self._checkers.discard(worker)
             await self._in_thread(worker.close)
 
     def _session(self, match_id: str, what: str) -> _Session:
@@ -351,16 +472,12 @@ class PlayerServer:
     def _forget_abandoned(self, now: float) -> None:
         """Drop matches whose manager has been silent far longer than a turn: it will not STOP them."""
         for match_id, session in list(self.matches.items()):
-            if now - session.last_seen > ABANDONED_AFTER + 10 * session.play_clock:
+            if now - session.last_seen > min(ABANDONED_AFTER + 10 * session.play_clock, MAX_IDLE):
                 logger.warning("forgetting match %s: silent for %.0f s", match_id, now - session.last_seen)
                 self._drop(match_id, "abandoned by its manager")
 
     async def _start(self, start: Start, received: float) -> str:
-        self._forget_abandoned(received)
-        if start.match_id in self.matches or start.match_id in self._starting:
-            raise ProtocolError(f"START for match id {start.match_id!r}, which is already running")
-        if len(self.matches) + len(self._starting) >= self.capacity:
-            raise _Busy(f"already playing {self.capacity} match(es), the capacity of this player")
+        self._admit_start(start.match_id)
         deadline = self._deadline(received, start.start_clock)
         # The id is taken while the rules are checked: a second START for it is refused, not raced.
         self._starting.add(start.match_id)
@@ -374,12 +491,13 @@ class PlayerServer:
         if start.role == CHANCE_ROLE:
             raise ProtocolError(f"START with role {start.role!r}: nature is played by the manager")
         seat = self.seat_kind(self.make_player, start.rules, start.role, self.engine)
-        session = _Session(start.rules, roles, start.role, seat, start.play_clock, spellings)
+        play_clock = min(start.play_clock, LONGEST_CALL)
+        session = _Session(start.rules, roles, start.role, seat, play_clock, spellings)
         self.matches[start.match_id] = session
         starting = session.busy = self._call(
             seat.start,
             max(0.0, deadline - time.monotonic()),
-            start.play_clock - min(self.margin, start.play_clock / 4),
+            self._deadline(0.0, play_clock),
         )
         # Answer at the deadline even if the player is still preparing; PLAY waits for it.
         if not await self._settle(session, deadline, "start"):
@@ -433,6 +551,11 @@ class PlayerServer:
             return
         if isinstance(step, tuple) and len(step) != len(session.roles):
             raise ProtocolError(f"{what} with {len(step)} move(s) for {len(session.roles)} role(s)")
+        moves = (step.move, *step.percepts) if isinstance(step, Seen) else step
+        session.history_size += sum(len(str(move)) for move in moves)
+        if session.history_size > MAX_HISTORY:
+            session.failure = f"its moves add up to more than {MAX_HISTORY} characters"
+            self._end_if_broken(session)
         session.history.append(step)
 
     async def _follow(self, session: _Session, deadline: float) -> tuple[Term, ...] | None:
