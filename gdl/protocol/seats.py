@@ -31,7 +31,7 @@ from gdl.ground.grounding import sorted_roles
 from gdl.players.base import Player
 from gdl.players.tracking import legal_moves, plays_with_views
 from gdl.protocol.messages import MAX_MOVE, parse_move
-from gdl.protocol.workers import CHECKER_NICENESS, DEFAULT_LIMITS, Limits, WorkerProcess
+from gdl.protocol.workers import DEFAULT_LIMITS, REFEREE_NICENESS, Limits, WorkerProcess
 from gdl.syntax.model import Term
 from gdl.views import View
 
@@ -205,6 +205,10 @@ class _TextSeat:
         assert isinstance(self.seat, ThreadSeat)
         return move_text(self.seat.play(deadline))
 
+    def finish(self, moves: Sequence[tuple[str, ...]], completed: bool) -> None:
+        assert isinstance(self.seat, ThreadSeat)
+        self.seat.finish(moves, completed)
+
 
 def move_text(move: Term) -> str:
     """A move as KIF text, refused past :data:`gdl.protocol.messages.MAX_MOVE` characters before it is
@@ -223,10 +227,6 @@ def move_text(move: Term) -> str:
 
     size(move)
     return str(move)
-
-    def finish(self, moves: Sequence[tuple[str, ...]], completed: bool) -> None:
-        assert isinstance(self.seat, ThreadSeat)
-        self.seat.finish(moves, completed)
 
 
 def _as_text(moves: Sequence[Step]) -> list[tuple[str, ...] | Seen]:
@@ -287,7 +287,7 @@ class ProcessFollower:
     def __init__(self, rules: str, role: str, engine: str, limits: Limits) -> None:
         # Above the players' priority: the referee is wanted only when a player is stuck, and then at once.
         follower = _TextSeat(Follower(rules, role, engine))
-        self.worker = WorkerProcess(follower, limits, "referee", CHECKER_NICENESS)
+        self.worker = WorkerProcess(follower, limits, "referee", REFEREE_NICENESS)
         self.clock = 0.0
 
     def open(self, clock: float) -> None:

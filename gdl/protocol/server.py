@@ -18,7 +18,9 @@ game the player is handed only its view, whichever form the manager's messages t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
 import random
 import socket
 import time
@@ -446,6 +448,7 @@ class PlayerServer:
         self._checkers.add(worker)
         try:
             await self._in_thread(worker.start)
+            _idle(worker)
             checking = self._call(worker.call, "check", allowed, rules)
             try:
                 checked: Checked = await asyncio.wait_for(asyncio.shield(checking), allowed)
@@ -529,6 +532,12 @@ class PlayerServer:
             await asyncio.wait_for(asyncio.shield(session.busy), max(0.0, deadline - time.monotonic()))
         except TimeoutError:
             logger.warning("player %s overran its deadline in %s", session.role, what)
+            # Should nobody wait for it again (the match ends first), its failure is not news.
+            session.busy.add_done_callback(_quietly)
+            if what in ("start", "following the moves"):
+                # Still loading or reasoning about the rules past its clock: work on rules that may be
+                # hostile, which must not take the CPU from the players of live matches.
+                _idle(getattr(session.seat, "worker", None))
             return False
         except ValueError as problem:  # bad input, or a failure reported by a player process
             logger.warning("player %s failed in %s: %s", session.role, what, problem)
@@ -551,8 +560,7 @@ class PlayerServer:
             return
         if isinstance(step, tuple) and len(step) != len(session.roles):
             raise ProtocolError(f"{what} with {len(step)} move(s) for {len(session.roles)} role(s)")
-        moves = (step.move, *step.percepts) if isinstance(step, Seen) else step
-        session.history_size += sum(len(str(move)) for move in moves)
+        session.history_size += _size(step)
         if session.history_size > MAX_HISTORY:
             session.failure = f"its moves add up to more than {MAX_HISTORY} characters"
             self._end_if_broken(session)
@@ -615,7 +623,7 @@ class PlayerServer:
                 self._end_if_broken(session)
                 # Refuse the message: the match goes on as if it had not come.
                 if moves is not None:
-                    session.history.pop()
+                    session.history_size -= _size(session.history.pop())
                 raise ProtocolError(f"PLAY with moves this player cannot follow: {problem}") from None
             if legal is None:
                 self._end_if_broken(session)
@@ -685,6 +693,22 @@ class PlayerServer:
             logger.warning("player %s failed to stop: %s", session.role, problem)
         finally:
             await self._in_thread(_end, session, reason or "the match is over")
+
+
+def _idle(worker: WorkerProcess | None) -> None:
+    """Put a worker process in the idle scheduling class (Linux): it runs only on CPU time that no
+    other process wants. A process may always lower its own kind's priority, never raise it."""
+    process = worker.process if worker is not None else None
+    if process is None or process.pid is None or not hasattr(os, "sched_setscheduler"):
+        return
+    with contextlib.suppress(OSError):  # the process may have ended
+        os.sched_setscheduler(process.pid, os.SCHED_IDLE, os.sched_param(0))
+
+
+def _size(step: Step) -> int:
+    """The length of a step's moves as text."""
+    moves = (step.move, *step.percepts) if isinstance(step, Seen) else step
+    return sum(len(str(move)) for move in moves)
 
 
 def _quietly(task: asyncio.Future[Any]) -> None:
