@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import http.client
+import json
 import logging
 import os
 import signal
@@ -303,3 +304,15 @@ def test_a_move_that_doubles_every_step_ends_at_the_bound_not_in_the_server() ->
     status, reply = replies[-1]
     assert status == 400 and f"more than {MAX_MOVE} characters" in reply, replies
     assert len(replies) < 15  # 2^10 leaves already pass the bound
+
+
+@pytest.mark.slow
+def test_the_attack_tool_finds_the_server_small_and_the_honest_matches_on_time(tmp_path: Path) -> None:
+    tool = Path(__file__).resolve().parent / "tools" / "attack_server.py"
+    options = ["--honest", "3", "--hostile", "6", "--play-clock", "4", "--log", str(tmp_path / "log")]
+    done = subprocess.run([sys.executable, str(tool), *options], capture_output=True, text=True, timeout=900)
+    summary = json.loads(done.stdout)
+    assert summary["honest_moves"] >= 3 * 5 and summary["missed_clocks"] == 0, summary
+    assert summary["bomb_statuses"] == [413, 413] and summary["oversized_status"] == 413
+    assert summary["server_peak_mb"] < 300 and summary["tracebacks"] == 0 and summary["left_running"] == []
+    assert done.returncode == 0, summary

@@ -13,6 +13,14 @@ GDL-II matches are played as the Dresden GameController plays them: PLAY and STO
 the player's own last move and its percepts (:class:`gdl.protocol.messages.PlayII`); a turn out of
 order, or percepts that no play of the game can produce, are refused like illegal moves. In a GDL-II
 game the player is handed only its view, whichever form the manager's messages take.
+
+What a message or a match costs the server's own process is bounded before it is read (see
+:mod:`gdl.protocol.messages` for the sizes): the first bytes of a body give its kind and match id, a
+body longer than its kind allows gets 413, and the rules stay text for the checker's process. The moves
+of a match add up to at most :data:`MAX_HISTORY` characters, a player thinks at most
+:data:`LONGEST_CALL` seconds per message, and a match silent for :data:`MAX_IDLE` seconds is forgotten.
+Requests a web page could make a browser send (an ``Origin`` header, a POST that is not ``text/acl``)
+are refused unless ``cors``.
 """
 
 from __future__ import annotations

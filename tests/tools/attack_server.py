@@ -227,7 +227,7 @@ def main() -> int:
     moves = sum(result["moves"] for result in honest_results)
     fallbacks = len(re.findall(r"answering turn \d+ for xplayer with the random move", text))
     missed = sum(1 for result in honest_results for error in result["errors"] if "no reply" in error)
-    summary = {
+    summary: dict[str, Any] = {
         "seconds": round(time.monotonic() - began, 1),
         "honest_moves": moves,
         "honest_errors": [error for result in honest_results for error in result["errors"]],
@@ -251,8 +251,8 @@ def main() -> int:
     met = (
         missed == 0
         and fallbacks <= MAX_FALLBACKS * moves
-        and summary["server_peak_mb"] < SERVER_MEMORY_MB  # type: ignore[operator]
-        and summary["group_peak_mb"] < summary["group_limit_mb"]  # type: ignore[operator]
+        and summary["server_peak_mb"] < SERVER_MEMORY_MB
+        and summary["group_peak_mb"] < summary["group_limit_mb"]
         and all(status == 413 for status in bomb_statuses)
         and oversized == 413
         and not summary["tracebacks"]
