@@ -229,7 +229,7 @@ def move_text(move: Term) -> str:
     return str(move)
 
 
-def _as_text(moves: Sequence[Step]) -> list[tuple[str, ...] | Seen]:
+def as_text(moves: Sequence[Step]) -> list[tuple[str, ...] | Seen]:
     """Moves cross to and from player processes as KIF text: cheaper to send than terms with spans."""
     return [
         Seen(str(s.move), tuple(map(str, s.percepts))) if isinstance(s, Seen) else tuple(map(str, s))
@@ -266,13 +266,13 @@ class ProcessSeat:
         self.worker.call("start", start_clock, start_clock, play_clock)
 
     def follow(self, moves: Sequence[Step]) -> tuple[Term, ...]:
-        return tuple(map(parse_move, self.worker.call("follow", self.play_clock, _as_text(moves))))
+        return tuple(map(parse_move, self.worker.call("follow", self.play_clock, as_text(moves))))
 
     def play(self, deadline: float) -> Term:
         return parse_move(self.worker.call("play", max(0.0, deadline - time.monotonic()), deadline))
 
     def finish(self, moves: Sequence[Step], completed: bool) -> None:
-        self.worker.call("finish", self.play_clock, _as_text(moves), completed)
+        self.worker.call("finish", self.play_clock, as_text(moves), completed)
 
     def kill(self, reason: str) -> None:
         self.worker.kill(reason)
@@ -296,7 +296,7 @@ class ProcessFollower:
         self.worker.call("open", clock)
 
     def follow(self, moves: Sequence[Step]) -> tuple[Term, ...]:
-        return tuple(map(parse_move, self.worker.call("follow", self.clock, _as_text(moves))))
+        return tuple(map(parse_move, self.worker.call("follow", self.clock, as_text(moves))))
 
     def kill(self, reason: str) -> None:
         self.worker.kill(reason)

@@ -61,7 +61,17 @@ from gdl.protocol.messages import (
     message_head,
     parse_message,
 )
-from gdl.protocol.seats import Checked, Checker, ProcessFollower, ProcessSeat, Seat, Seen, Step, ThreadSeat
+from gdl.protocol.seats import (
+    Checked,
+    Checker,
+    ProcessFollower,
+    ProcessSeat,
+    Seat,
+    Seen,
+    Step,
+    ThreadSeat,
+    as_text,
+)
 from gdl.protocol.workers import (
     CHECKER_NICENESS,
     DEFAULT_LIMITS,
@@ -182,8 +192,8 @@ class _Session:
     spellings: Mapping[str, str]
     turn: int = 0
     last_seen: float = field(default_factory=time.monotonic)
-    #: Every step of the match so far (joint moves, or GDL-II moves and percepts), and how many of them
-    #: the seat has followed.
+    #: Every step of the match so far (joint moves, or GDL-II moves and percepts) as text, a hundred
+    #: times smaller than terms with their spans, and how many of them the seat has followed.
     history: list[Step] = field(default_factory=list)
     heard: int = 0
     #: The length of the history's moves, as text (bounded by MAX_HISTORY).
@@ -568,11 +578,12 @@ class PlayerServer:
             return
         if isinstance(step, tuple) and len(step) != len(session.roles):
             raise ProtocolError(f"{what} with {len(step)} move(s) for {len(session.roles)} role(s)")
-        session.history_size += _size(step)
+        [kept] = as_text([step])
+        session.history_size += _size(kept)
         if session.history_size > MAX_HISTORY:
             session.failure = f"its moves add up to more than {MAX_HISTORY} characters"
             self._end_if_broken(session)
-        session.history.append(step)
+        session.history.append(kept)
 
     async def _follow(self, session: _Session, deadline: float) -> tuple[Term, ...] | None:
         """Have the seat follow the match; its legal moves, or None when the seat is busy or failed (the
