@@ -226,11 +226,12 @@ def main() -> int:
     text = args.log.read_text()
     moves = sum(result["moves"] for result in honest_results)
     fallbacks = len(re.findall(r"answering turn \d+ for xplayer with the random move", text))
-    missed = sum(1 for result in honest_results for error in result["errors"] if "no reply" in error)
+    errors = [error for result in honest_results for error in result["errors"]]
+    missed = sum(1 for error in errors if "no reply" in error or "no answer" in error)
     summary: dict[str, Any] = {
         "seconds": round(time.monotonic() - began, 1),
         "honest_moves": moves,
-        "honest_errors": [error for result in honest_results for error in result["errors"]],
+        "honest_errors": errors,
         "missed_clocks": missed,
         "random_fallbacks": fallbacks,
         "fallback_share": round(fallbacks / max(moves, 1), 3),
