@@ -20,8 +20,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from hostile import long_rule, self_negation
-from protocol_support import FirstLegal, request, serving
+from hostile import self_negation
+from protocol_support import FirstLegal, SlowStart, request, serving
 
 import gdl.protocol.server as server_module
 from gdl.cli import main
@@ -195,10 +195,10 @@ def test_cross_site_requests_are_refused_unless_cors() -> None:
 
 
 def test_a_match_aborted_during_its_start_loses_no_exception(caplog: pytest.LogCaptureFixture) -> None:
-    server = PlayerServer(partial(make_player, "legal"), capacity=2, processes=True, limits=SMALL)
+    server = PlayerServer(SlowStart, capacity=2, processes=True, limits=SMALL)
     with serving(server) as url:
-        # The player loads these rules for longer than the start clock: the START is answered without it.
-        assert post(url, f"(START slow robot ({long_rule()}) 1 1)")[0] == 200
+        # The player prepares for longer than the start clock: the START is answered without it.
+        assert post(url, f"(START slow xplayer ({TICTACTOE}) 5 1)") == (200, "ready")
         assert post(url, "(ABORT slow)") == (200, "aborted")
         time.sleep(3.0)  # the player's process is killed once it has had its play clock to hear
     gc.collect()
@@ -207,13 +207,12 @@ def test_a_match_aborted_during_its_start_loses_no_exception(caplog: pytest.LogC
 
 def test_checkers_run_below_players_and_a_player_stuck_loading_is_put_last() -> None:
     assert CHECKER_NICENESS > PLAYER_NICENESS
-    server = PlayerServer(partial(make_player, "legal"), capacity=2, processes=True, limits=SMALL)
+    server = PlayerServer(SlowStart, capacity=2, processes=True, limits=SMALL)
     with serving(server) as url:
-        assert post(url, f"(START slow robot ({long_rule()}) 1 1)")[0] == 200
+        assert post(url, f"(START slow xplayer ({TICTACTOE}) 5 1)") == (200, "ready")
         process = server.matches["slow"].seat.worker.process  # type: ignore[attr-defined]
-        if process.is_alive():  # not yet ended by its CPU limit
-            assert os.sched_getscheduler(process.pid) == os.SCHED_IDLE
-        post(url, "(ABORT slow)")
+        assert os.sched_getscheduler(process.pid) == os.SCHED_IDLE
+        assert post(url, "(ABORT slow)") == (200, "aborted")
 
 
 # -- the command line --------------------------------------------------------------------------------
@@ -251,7 +250,7 @@ def test_sigterm_ends_the_server_and_every_process_it_started() -> None:
     try:
         assert process.stdout is not None
         url = process.stdout.readline().rsplit(" ", 1)[-1].strip()
-        assert post(url, f"(START m xplayer ({TICTACTOE}) 10 30)") == (200, "ready")
+        assert post(url, f"(START m xplayer ({TICTACTOE}) 10 2)") == (200, "ready")
         assert request(url, b"(PLAY m NIL)")[0] == 200
         assert len(_session_processes(process.pid)) >= 3  # the server, the fork server, the player
         process.send_signal(signal.SIGTERM)
