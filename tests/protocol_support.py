@@ -142,6 +142,20 @@ def serve_process(*options: str, log: Path | None = None) -> Iterator[str]:
             errors.close()  # type: ignore[union-attr]
 
 
+def session_processes(session: int) -> list[int]:
+    """The processes of a session (Linux: read from /proc), e.g. a server started in a session of its
+    own with all it started."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.getsid(int(entry.name)) == session:
+                    found.append(int(entry.name))
+            except OSError:  # ended meanwhile
+                continue
+    return found
+
+
 def request(url: str, body: bytes = b"", method: str = "POST", path: str = "/") -> tuple[int, str, bytes]:
     """One raw HTTP request; the status, the content type and the body of the reply."""
     parts = urlsplit(url)

@@ -20,8 +20,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from hostile import self_negation
-from protocol_support import FirstLegal, SlowStart, request, serving
+from hostile import DOUBLING, self_negation, tree
+from protocol_support import FirstLegal, SlowStart, request, serving, session_processes
 
 import gdl.protocol.server as server_module
 from gdl.cli import main
@@ -37,11 +37,6 @@ GAMES = Path(__file__).resolve().parent.parent / "games"
 TICTACTOE = (GAMES / "tictactoe.kif").read_text()
 BUTTONS = (GAMES / "buttons.kif").read_text()
 SMALL = Limits(memory=1 << 30, cpu_slack=1.0)
-
-
-def tree(depth: int) -> str:
-    """A binary tree of ``depth`` levels as KIF text, about 6 * 2^depth characters."""
-    return "a" if depth == 0 else f"(t {tree(depth - 1)} {tree(depth - 1)})"
 
 
 def post(url: str, text: str | bytes, headers: dict[str, str] | None = None) -> tuple[int, str]:
@@ -228,18 +223,6 @@ def test_serve_refuses_too_little_memory_and_listens_on_loopback_by_default(
     assert build_parser().parse_args(["serve"]).host == "127.0.0.1"
 
 
-def _session_processes(session: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if os.getsid(int(entry.name)) == session:
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
 def test_sigterm_ends_the_server_and_every_process_it_started() -> None:
     gdl = [sys.executable, "-c", "import sys; from gdl.cli import main; sys.exit(main())"]
@@ -252,13 +235,13 @@ def test_sigterm_ends_the_server_and_every_process_it_started() -> None:
         url = process.stdout.readline().rsplit(" ", 1)[-1].strip()
         assert post(url, f"(START m xplayer ({TICTACTOE}) 10 2)") == (200, "ready")
         assert request(url, b"(PLAY m NIL)")[0] == 200
-        assert len(_session_processes(process.pid)) >= 3  # the server, the fork server, the player
+        assert len(session_processes(process.pid)) >= 3  # the server, the fork server, the player
         process.send_signal(signal.SIGTERM)
         assert process.wait(60) == 0
         until = time.monotonic() + 30
-        while _session_processes(process.pid) and time.monotonic() < until:
+        while session_processes(process.pid) and time.monotonic() < until:
             time.sleep(0.2)
-        assert _session_processes(process.pid) == []
+        assert session_processes(process.pid) == []
     finally:
         if process.poll() is None:
             process.kill()
@@ -270,17 +253,6 @@ def test_the_server_logs_nothing_raw(caplog: pytest.LogCaptureFixture) -> None:
         for body in (b"(ABORT x\x1b[31m)", b"(PLAY \x1b]0;owned\x07 NIL)", b"(STOP m\x00 NIL)"):
             assert post(url, body)[0] == 400
     assert not any(c in caplog.text for c in "\x1b\x07\x00")
-
-
-DOUBLING = """
-(role robot) (init (step 0)) (init (val a))
-(<= (legal robot (m ?v)) (true (val ?v)))
-(<= (next (val (f ?v ?v))) (true (val ?v)))
-(<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
-""" + " ".join(f"(succ {i} {i + 1})" for i in range(22)) + """
-(<= terminal (true (step 22)))
-(<= (goal robot 100) (true (step 22))) (<= (goal robot 0) (not (true (step 22))))
-"""
 
 
 def test_a_move_that_doubles_every_step_ends_at_the_bound_not_in_the_server() -> None:

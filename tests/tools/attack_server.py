@@ -40,30 +40,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from hostile import HOSTILE  # noqa: E402
+from hostile import DOUBLING, HOSTILE, tree  # noqa: E402
+from protocol_support import session_processes  # noqa: E402
 
 import gdl  # noqa: E402
 from gdl.protocol.manager import host  # noqa: E402
 
-#: A game that passes the checker and whose one legal move doubles in size every step.
-DOUBLING = """
-(role robot) (init (step 0)) (init (val a))
-(<= (legal robot (m ?v)) (true (val ?v)))
-(<= (next (val (f ?v ?v))) (true (val ?v)))
-(<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
-""" + " ".join(f"(succ {i} {i + 1})" for i in range(22)) + """
-(<= terminal (true (step 22)))
-(<= (goal robot 100) (true (step 22))) (<= (goal robot 0) (not (true (step 22))))
-"""
-
 #: The limits of the acceptance: the server's own memory and the fallbacks of honest moves.
 SERVER_MEMORY_MB = 300
 MAX_FALLBACKS = 0.05
-
-
-def tree(depth: int) -> str:
-    """A binary tree of ``depth`` levels as KIF text: 6 * 2^depth characters."""
-    return "a" if depth == 0 else f"(t {tree(depth - 1)} {tree(depth - 1)})"
 
 
 def post(url: str, body: bytes, timeout: float = 60.0) -> tuple[int, str]:
@@ -89,19 +74,6 @@ def memory_of(pid: int) -> int:
     return int(found.group(1)) if found else 0
 
 
-def group_of(session: int) -> list[int]:
-    """The processes of a session."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if os.getsid(int(entry.name)) == session:
-                    pids.append(int(entry.name))
-            except OSError:
-                continue
-    return pids
-
-
 class Sampler(threading.Thread):
     """Peaks of the server's resident memory and of its whole session's, every 0.2 s."""
 
@@ -115,7 +87,7 @@ class Sampler(threading.Thread):
 
     def run(self) -> None:
         while not self.stopped.wait(0.2):
-            pids = group_of(self.pid)
+            pids = session_processes(self.pid)
             self.server_kb = max(self.server_kb, memory_of(self.pid))
             self.group_kb = max(self.group_kb, sum(map(memory_of, pids)))
             self.processes = max(self.processes, len(pids))
@@ -217,12 +189,12 @@ def main() -> int:
         server.terminate()
         server.wait(30)
         until = time.monotonic() + 15
-        while group_of(server.pid) and time.monotonic() < until:
+        while session_processes(server.pid) and time.monotonic() < until:
             time.sleep(0.2)
         sampler.stopped.set()
         sampler.join()
         log.close()
-    left = group_of(server.pid)
+    left = session_processes(server.pid)
     text = args.log.read_text()
     moves = sum(result["moves"] for result in honest_results)
     fallbacks = len(re.findall(r"answering turn \d+ for xplayer with the random move", text))
