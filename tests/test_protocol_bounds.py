@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -287,3 +288,24 @@ def test_the_attack_tool_finds_the_server_small_and_the_honest_matches_on_time(t
     assert summary["bomb_statuses"] == [413, 413] and summary["oversized_status"] == 413
     assert summary["server_peak_mb"] < 300 and summary["tracebacks"] == 0 and summary["left_running"] == []
     assert done.returncode == 0, summary
+
+
+def test_requests_that_are_not_http_are_logged_in_one_line(caplog: pytest.LogCaptureFixture) -> None:
+    with serving(PlayerServer(FirstLegal)) as url:
+        parts = urlsplit(url)
+        long_header = b"POST / HTTP/1.1\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n"
+        for data in (long_header, b"POST / HTTP/1.1\r\n\r\n"):
+            with socket.create_connection((parts.hostname, parts.port), timeout=10) as connection:
+                connection.sendall(data)
+                assert connection.recv(100).startswith(b"HTTP/1.0 400")
+        assert post(url, "(INFO)")[0] == 200
+    assert "bad HTTP" in caplog.text
+    assert not any(record.exc_info for record in caplog.records)
+
+
+def test_a_long_error_is_cut_short_in_the_reply_and_the_log(caplog: pytest.LogCaptureFixture) -> None:
+    with serving(PlayerServer(FirstLegal)) as url:
+        rules = BUTTONS.replace("robot", "r" + "x" * 50_000)  # the error lists the roles of the game
+        status, reply = post(url, f"(START m robot ({rules}) 30 5)")
+    assert status == 400 and "not a role of the game" in reply and len(reply) < 1100
+    assert all(len(record.getMessage()) < 1200 for record in caplog.records)

@@ -40,6 +40,7 @@ from typing import Any, TypeVar
 from urllib.parse import unquote
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from gdl.engines.warm import warm_up
 from gdl.errors import ProtocolError
@@ -324,8 +325,10 @@ class PlayerServer:
             logger.warning("%s: refused: %s", peer, problem)
             return web.Response(body=f"error: {problem}".encode(), status=problem.status, headers=headers)
         except ProtocolError as problem:
-            logger.warning("%s: bad request: %s", peer, problem)
-            return web.Response(body=f"error: {problem}".encode(), status=400, headers=headers)
+            # One line, of bounded length: an error may quote a name of the rules, which can be long.
+            said = shorten(str(problem), 1000)
+            logger.warning("%s: bad request: %s", peer, said)
+            return web.Response(body=f"error: {said}".encode(), status=400, headers=headers)
         except Exception as problem:  # a server must outlive any request
             logger.exception("%s: request failed", peer)
             text = f"error: internal error: {type(problem).__name__}: {problem}"
@@ -783,8 +786,22 @@ class RunningServer:
         await self.runner.cleanup()
 
 
+def _one_line(record: logging.LogRecord) -> bool:
+    """aiohttp's log of a request that is not HTTP at all (a header too long, no Host, garbage): a
+    warning of one line, not a traceback, since nothing went wrong inside the server."""
+    error = record.exc_info[1] if record.exc_info else None
+    if isinstance(error, HttpProcessingError):
+        record.msg = f"{shorten(record.getMessage())}: bad HTTP: {shorten(str(error.message), 120)}"
+        record.args = None
+        record.exc_info = None
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+    return True
+
+
 async def start_server(server: PlayerServer, host: str = "127.0.0.1", port: int = 0) -> RunningServer:
     """Start listening (port 0 picks a free port) and return at once."""
+    if _one_line not in logging.getLogger("aiohttp.server").filters:
+        logging.getLogger("aiohttp.server").addFilter(_one_line)
     sock = socket.create_server((host, port), reuse_port=False)
     runner = web.AppRunner(server.application(), access_log=None)
     await runner.setup()
