@@ -4,6 +4,7 @@ idle matches forgotten, cross-site requests refused, and no lost exception in th
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import http.client
 import json
@@ -31,7 +32,7 @@ from gdl.players import make_player
 from gdl.protocol.messages import MAX_MOVE, MAX_RULES_MESSAGE, Start, message_head, parse_message, parse_move
 from gdl.protocol.seats import move_text
 from gdl.protocol.server import PlayerServer
-from gdl.protocol.workers import CHECKER_NICENESS, PLAYER_NICENESS, Limits
+from gdl.protocol.workers import Limits
 from gdl.syntax.model import Constant, Function, Term
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
@@ -201,10 +202,25 @@ def test_a_match_aborted_during_its_start_loses_no_exception(caplog: pytest.LogC
     assert "never retrieved" not in caplog.text
 
 
-def test_checkers_run_below_players_and_a_player_stuck_loading_is_put_last() -> None:
-    assert CHECKER_NICENESS > PLAYER_NICENESS
+def _idle_checker(server: PlayerServer) -> bool:
+    for worker in list(server._checkers):
+        process = worker.process
+        if process is not None and process.pid is not None:
+            with contextlib.suppress(OSError):
+                if os.sched_getscheduler(process.pid) == os.SCHED_IDLE:
+                    return True
+    return False
+
+
+def test_checkers_and_a_player_stuck_loading_run_only_on_idle_cpu() -> None:
     server = PlayerServer(SlowStart, capacity=2, processes=True, limits=SMALL)
-    with serving(server) as url:
+    with serving(server) as url, ThreadPoolExecutor(1) as pool:
+        preview = pool.submit(post, url, f"(PREVIEW ({self_negation()}) 5)")
+        until = time.monotonic() + 30
+        while not _idle_checker(server) and not preview.done() and time.monotonic() < until:
+            time.sleep(0.02)
+        assert _idle_checker(server)
+        preview.result()
         assert post(url, f"(START slow xplayer ({TICTACTOE}) 5 1)") == (200, "ready")
         process = server.matches["slow"].seat.worker.process  # type: ignore[attr-defined]
         assert os.sched_getscheduler(process.pid) == os.SCHED_IDLE

@@ -23,13 +23,14 @@ from typing import Any
 
 from gdl.errors import ProtocolError
 
-#: How much lower than the server's the scheduling priority of workers is (Unix niceness). Players low,
-#: so that the server is scheduled first whenever it has a message (with forty searches at niceness 5
-#: the server missed most clocks); the spare referee above them, since it is wanted only when a player
-#: is stuck, and then at once; checkers of rules not yet known to be playable at the lowest (the server
-#: also puts them in the idle scheduling class), so that hostile STARTs cannot starve live matches.
-PLAYER_NICENESS = 15
-REFEREE_NICENESS = 12
+#: How much lower than the server's the scheduling priority of workers is (Unix niceness). Players at
+#: the lowest priority, so that the server is scheduled first whenever it has a message (with forty
+#: searches at niceness 5 the server missed most clocks); the spare referee higher, since it is wanted
+#: only when a player is stuck, and then at once. Checkers of rules not yet known to be playable are at
+#: the lowest niceness too, and the server puts them in the idle scheduling class below every player,
+#: so that hostile STARTs cannot starve live matches.
+PLAYER_NICENESS = 19
+REFEREE_NICENESS = 10
 CHECKER_NICENESS = 19
 
 #: Modules every worker needs, imported once by the process that forks them.
