@@ -124,6 +124,10 @@ SWEEP_EVERY = 30.0
 #: chess-sized joint moves is under 100 kB.
 MAX_HISTORY = 1 << 20
 
+#: Seconds a check of rules runs at the players' priority before it goes below them (the largest game
+#: of the corpus checks in a fraction of this).
+QUICK_CHECK = 1.0
+
 #: How many PREVIEWs may be checked at once (each also takes a place of ``capacity``).
 MAX_PREVIEWS = 2
 
@@ -469,10 +473,15 @@ class PlayerServer:
         self._checkers.add(worker)
         try:
             await self._in_thread(worker.start)
-            _idle(worker)
             checking = self._call(worker.call, "check", allowed, rules)
             try:
-                checked: Checked = await asyncio.wait_for(asyncio.shield(checking), allowed)
+                # Playable rules check in a moment; rules still checking after it may be built to
+                # explode, and their checker goes below the players of live matches.
+                done, _ = await asyncio.wait({checking}, timeout=min(QUICK_CHECK, allowed))
+                if not done:
+                    _idle(worker)
+                remaining = max(0.0, deadline - time.monotonic())
+                checked: Checked = await asyncio.wait_for(asyncio.shield(checking), remaining)
             except TimeoutError:
                 reason = f"checking the rules took longer than the clock ({allowed:.1f} s)"
                 await self._in_thread(worker.kill, reason)

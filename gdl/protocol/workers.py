@@ -27,8 +27,8 @@ from gdl.errors import ProtocolError
 #: the lowest priority, so that the server is scheduled first whenever it has a message (with forty
 #: searches at niceness 5 the server missed most clocks); the spare referee higher, since it is wanted
 #: only when a player is stuck, and then at once. Checkers of rules not yet known to be playable are at
-#: the lowest niceness too, and the server puts them in the idle scheduling class below every player,
-#: so that hostile STARTs cannot starve live matches.
+#: the lowest niceness too, and the server puts those that run long in the idle scheduling class, below
+#: every player, so that hostile STARTs cannot starve live matches.
 PLAYER_NICENESS = 19
 REFEREE_NICENESS = 10
 CHECKER_NICENESS = 19
