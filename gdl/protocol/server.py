@@ -677,8 +677,9 @@ class PlayerServer:
                     )
                 move = self.random.choice(legal)
                 logger.warning(
-                    "answering turn %d for %s with the random move %s",
-                    session.turn, session.role, spell(move, session.spellings),
+                    "answering turn %d for %s with %s %s",
+                    session.turn, session.role, "the random move" if len(legal) > 1 else "its only move",
+                    spell(move, session.spellings),
                 )
             # The move as the rules spell it: managers may compare names case-sensitively.
             return spell(move, session.spellings)

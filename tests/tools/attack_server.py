@@ -16,9 +16,10 @@ starts ``gdl serve --capacity 40 --player mcts`` in a session of its own and, at
   in size every step (2^21 leaves at step 21), followed to the end;
 
 while it samples the resident memory of the server process and of its whole process group. It prints
-one JSON object: the honest moves, missed clocks (the manager's errors) and random fallbacks (the
-server's log lines for xplayer), the HTTP statuses of the bombs, the peaks of memory, and the log's
-tracebacks; the exit status is 1 when an acceptance point is missed.
+one JSON object: the honest moves, missed clocks (the manager's errors), random fallbacks (the server's
+log lines for xplayer; fallbacks on turns with one legal move are counted apart), the HTTP statuses of
+the bombs, the peaks of memory, and the log's tracebacks; the exit status is 1 when an acceptance point
+is missed.
 """
 
 from __future__ import annotations
@@ -206,6 +207,7 @@ def main() -> int:
         "honest_errors": errors,
         "missed_clocks": missed,
         "random_fallbacks": fallbacks,
+        "forced_fallbacks": text.count("for xplayer with its only move"),
         "fallback_share": round(fallbacks / max(moves, 1), 3),
         "hostile": hostile_results,
         "bomb_statuses": bomb_statuses,
