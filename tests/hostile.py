@@ -1,4 +1,4 @@
-"""Rules built to explode, as a hostile game manager might send them (issue 17), each small."""
+"""Rules and messages built to explode, as a hostile game manager might send them, each small."""
 
 from __future__ import annotations
 
@@ -45,6 +45,24 @@ def deep_nesting(levels: int = 5000) -> str:
 def nul_name() -> str:
     """A NUL character inside a name: it used to pass the checker and break every engine."""
     return BASE.replace("(p 1)", "(p a\x00b)")
+
+
+#: A game that passes the checker and whose one legal move doubles in size every step: 2^21 leaves at
+#: step 21, out of a few shared subterms in the player, megabytes as text.
+DOUBLING = (
+    "(role robot) (init (step 0)) (init (val a))\n"
+    "(<= (legal robot (m ?v)) (true (val ?v)))\n"
+    "(<= (next (val (f ?v ?v))) (true (val ?v)))\n"
+    "(<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))\n"
+    + " ".join(f"(succ {i} {i + 1})" for i in range(22))
+    + "\n(<= terminal (true (step 22)))\n"
+    "(<= (goal robot 100) (true (step 22))) (<= (goal robot 0) (not (true (step 22))))\n"
+)
+
+
+def tree(depth: int) -> str:
+    """A binary tree of ``depth`` levels as KIF text, about 6 * 2^depth characters: a parse bomb."""
+    return "a" if depth == 0 else f"(t {tree(depth - 1)} {tree(depth - 1)})"
 
 
 HOSTILE = {

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from gdl.game import State
+from gdl.game import Game, State
 from gdl.players.base import Player
 from gdl.protocol.messages import Play, Start, parse_message
 from gdl.protocol.server import PlayerServer, start_server
@@ -55,6 +55,19 @@ class Stuck(Player):
 
     def play(self, state: State, deadline: float) -> Term:
         time.sleep(max(0.0, deadline - time.monotonic()) + 2.0)
+        return state.legal_moves(self.role)[0]
+
+
+class SlowStart(Player):
+    """Prepares for a minute, far past any start clock of the tests."""
+
+    name = "slow-start"
+
+    def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
+        super().start(game, role, start_clock, play_clock)
+        time.sleep(60.0)
+
+    def play(self, state: State, deadline: float) -> Term:
         return state.legal_moves(self.role)[0]
 
 
@@ -127,6 +140,20 @@ def serve_process(*options: str, log: Path | None = None) -> Iterator[str]:
         process.wait(10)
         if log:
             errors.close()  # type: ignore[union-attr]
+
+
+def session_processes(session: int) -> list[int]:
+    """The processes of a session (Linux: read from /proc), e.g. a server started in a session of its
+    own with all it started."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.getsid(int(entry.name)) == session:
+                    found.append(int(entry.name))
+            except OSError:  # ended meanwhile
+                continue
+    return found
 
 
 def request(url: str, body: bytes = b"", method: str = "POST", path: str = "/") -> tuple[int, str, bytes]:

@@ -124,7 +124,7 @@ def test_a_deeply_nested_reply_is_an_error_in_the_record_not_a_crash(depth: int)
             record = host(game, {"xplayer": url, "oplayer": "random"}, 2, 1, seed=1, max_steps=2)
     finally:
         background.close()
-    # Within the reader's nesting limit the reply is a term, and illegal; past it, no move at all.
-    assert record.errors[0]["xplayer"].startswith(("illegal move: (f (f", "not a move: '(f (f"))
+    # Within the length of a move the reply is a term, and illegal; past it, no move at all.
+    assert record.errors[0]["xplayer"].startswith(("illegal move: (f (f", "a move may have at most 4096"))
     assert len(record.errors[0]["xplayer"]) < 300
     assert json.loads(json.dumps(record.to_json()))["errors"][1][0].startswith(("IL ( f ( f", "IL null"))

@@ -5,7 +5,9 @@ thread of the server, for trusted games only). Checking the rules, the players a
 run in processes with CPU-time and memory limits (``--memory``), killed when the match ends or breaks
 them. The server answers each message before its clock runs out (the clock minus ``--margin`` seconds
 for the network), accepts at most ``--capacity`` matches at once, takes messages that change state
-only by POST, and keeps running whatever it is sent; ``-v`` logs every exchange. Stop it with Ctrl-C.
+only by POST, and keeps running whatever it is sent; ``-v`` logs every exchange. It listens on
+127.0.0.1 unless told otherwise (``--host 0.0.0.0`` for every interface). Stop it with Ctrl-C or SIGTERM:
+it ends every process it started.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import signal
 import sys
 from functools import partial
 
@@ -31,9 +34,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 HTTP. Every match gets a fresh player of the given kind ({kinds}), in a process of its own (with
 --threads, in a thread of the server). The server answers each message before its clock runs out
 (the clock minus --margin seconds for the network) and keeps running whatever it is sent; -v logs
-every exchange. Stop it with Ctrl-C.""",
+every exchange. It listens on 127.0.0.1 only; --host 0.0.0.0 opens it to other machines. Stop it
+with Ctrl-C or SIGTERM.""",
         [
             "gdl serve --port 9147 --player mcts",
+            "gdl serve --host 0.0.0.0 --port 9147 --player mcts   # reachable from other machines",
             "gdl serve --port 9147 --player mcts:c=1.0 --name my-gdl -v",
         ],
     )
@@ -41,7 +46,8 @@ every exchange. Stop it with Ctrl-C.""",
         "--port", type=port_number, default=9147, help="TCP port (default 9147; 0 picks a free one)"
     )
     parser.add_argument(
-        "--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0: every interface)"
+        "--host", default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every interface)",
     )
     parser.add_argument(
         "--player", "-p", default="mcts", metavar="KIND[:option=value,...]",
@@ -75,6 +81,11 @@ every exchange. Stop it with Ctrl-C.""",
     parser.set_defaults(run=run)
 
 
+#: The least --memory (MB) accepted: a worker starts at about 490 MB of address space (Python, numpy,
+#: numba and the compiled playout kernel) and needs room beyond to load a game and search.
+MIN_MEMORY = 768
+
+
 def configure_logging(verbose: bool) -> None:
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
@@ -88,9 +99,12 @@ def configure_logging(verbose: bool) -> None:
 async def _serve(server: PlayerServer, host: str, port: int, spec: str) -> None:
     running = await start_server(server, host, port)
     print(f"gdl serve: {server.name} ({spec}) listening on {running.url}", flush=True)
+    # SIGTERM closes the server as Ctrl-C does: the players, checkers and referees are ended with it.
+    stopped = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopped.set)
     try:
-        await asyncio.Event().wait()
-    finally:  # Ctrl-C: the matches under way are ended and their processes stopped
+        await stopped.wait()
+    finally:  # Ctrl-C or SIGTERM: the matches under way are ended and their processes stopped
         under_way = len(server.matches)
         await running.close()
         matches = plural(under_way, "match", "matches")
@@ -106,9 +120,13 @@ def run(args: argparse.Namespace) -> int:
     if kind == "human":
         print("gdl serve: a human player cannot be served (it reads the terminal)", file=sys.stderr)
         return 2
-    if args.margin < 0 or args.capacity < 1 or args.memory < 256:
+    if args.margin < 0 or args.capacity < 1:
+        print("gdl serve: --margin must not be negative and --capacity at least 1", file=sys.stderr)
+        return 2
+    if args.memory < MIN_MEMORY:
         print(
-            "gdl serve: --margin must not be negative, --capacity at least 1 and --memory at least 256",
+            f"gdl serve: --memory {args.memory} is too little: a worker process starts at about 490 MB "
+            f"of address space and needs room to load a game; give at least {MIN_MEMORY}",
             file=sys.stderr,
         )
         return 2

@@ -22,6 +22,12 @@ empty list ``()``. This is the format of the Dresden GameController and the GGP 
 (ggpserver.general-game-playing.de, "The GDL-II communication protocol"). Which form a PLAY has is told
 by its number of arguments.
 
+A message is read in one linear pass that cuts out its arguments as text, without building the
+rules' terms: the rules of START and PREVIEW stay text for the checker, which runs in a worker process;
+only moves, at most :data:`MAX_MOVE` characters each, become terms. What a message may cost the server
+is bounded by its size: :func:`body_limit` gives the largest body of each kind, which a server reads
+from :func:`message_head` (the kind and the match id, from the first bytes) before the rest.
+
 >>> parse_message(b"(play m1 ((mark 1 1) NOOP))")
 Play(match_id='m1', moves=(Function('mark', (Constant('1'), Constant('1'))), Constant('noop')))
 >>> format_message(Play("m1", None))
@@ -34,16 +40,28 @@ percepts=(Function('opened', (Constant('3'),)),))
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from gdl.diagnostics import Diagnostic
 from gdl.errors import KifSyntaxError, ProtocolError
 from gdl.syntax.model import Term
-from gdl.syntax.reader import Form, ListForm, Word, parse_term, read_forms
+from gdl.syntax.reader import MAX_DEPTH, parse_term
 
 #: Clocks above this many seconds are refused: no real match runs that long, and timers overflow.
 MAX_CLOCK = 1_000_000.0
+
+#: The largest body of a START or PREVIEW (bytes): the largest game of the corpus is 46 kB.
+MAX_RULES_MESSAGE = 1 << 20
+
+#: The largest body of any other message (bytes): PLAY and STOP carry one move per role.
+MAX_MESSAGE = 64 << 10
+
+#: The longest move (characters), from a manager or from a player: real moves are a few dozen.
+MAX_MOVE = 4096
+
+#: How many bytes of a body :func:`message_head` needs to tell the kind and the match id.
+HEAD = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,11 +149,53 @@ def _decode(data: bytes | str) -> str:
         raise ProtocolError(f"message is not UTF-8 text (bad byte at offset {problem.start})") from None
 
 
-def _forms(text: str) -> list[Form]:
-    forms = read_forms(text)
-    if forms and isinstance(forms[0], Diagnostic):
-        raise ProtocolError(f"message is not KIF: {forms[0].message} at {forms[0].span}")
-    return [form for form in forms if not isinstance(form, Diagnostic)]
+#: What gives a message its structure: parentheses and comments (words hold neither).
+_STRUCTURE = re.compile(r"[()]|;[^\n]*")
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    """One item of a list, as the span ``start:end`` of the message text; ``is_list`` when parenthesised."""
+
+    start: int
+    end: int
+    is_list: bool
+
+
+def _items(text: str, start: int = 0, end: int | None = None) -> list[_Item]:
+    """The items of the one list that ``text[start:end]`` holds, in a linear pass that reads no deeper
+    than their extent (the rules of a START stay text); raises :class:`ProtocolError` for anything but
+    one balanced list."""
+    end = len(text) if end is None else end
+    items: list[_Item] = []
+    depth, position, item_start, closed = 0, start, 0, False
+    for match in _STRUCTURE.finditer(text, start, end):
+        at = match.start()
+        if depth == 1:
+            items.extend(_Item(w.start(), w.end(), False) for w in _WORD.finditer(text, position, at))
+        elif depth == 0 and (closed or text[position:at].strip()):
+            raise ProtocolError(f"a message is one KIF list, not {_shown(text[start:end].strip())}")
+        position = match.end()
+        token = match.group()
+        if token == "(":
+            depth += 1
+            if depth == 2:
+                item_start = at
+            elif depth > MAX_DEPTH:
+                raise ProtocolError(f"message is not KIF: lists nested too deeply (more than {MAX_DEPTH})")
+        elif token == ")":
+            depth -= 1
+            if depth < 0:
+                raise ProtocolError(f"message is not KIF: unmatched closing parenthesis at offset {at}")
+            if depth == 1:
+                items.append(_Item(item_start, position, True))
+            closed = closed or depth == 0
+    if depth > 0:
+        raise ProtocolError("message is not KIF: unmatched opening parenthesis")
+    if not closed or text[position:end].strip():
+        raise ProtocolError(f"a message is one KIF list, not {_shown(text[start:end].strip())}")
+    return items
 
 
 #: Each message's arguments, for arity errors; PLAY and STOP have a GDL-I and a GDL-II form.
@@ -153,21 +213,25 @@ MAX_TURN = 10**9
 
 
 class _MessageReader:
-    """Gives the forms of one message their meaning; spans of the forms index into ``text``."""
+    """Gives the items of one message their meaning; items are spans of ``text``."""
 
     def __init__(self, text: str) -> None:
         self.text = text
 
-    def text_of(self, form: Form) -> str:
-        return self.text[form.span.start : form.span.end]
+    def text_of(self, item: _Item) -> str:
+        return self.text[item.start : item.end]
 
-    def word(self, form: Form, what: str) -> str:
-        if isinstance(form, ListForm) or form.text.startswith("?"):
-            raise ProtocolError(f"{what} must be a word, not {_shown(self.text_of(form))}")
-        return form.text
+    def is_nil(self, item: _Item) -> bool:
+        return not item.is_list and self.text_of(item).lower() == "nil"
 
-    def clock(self, form: Form, what: str) -> float:
-        text = self.word(form, what)
+    def word(self, item: _Item, what: str) -> str:
+        text = self.text_of(item)
+        if item.is_list or text.startswith("?"):
+            raise ProtocolError(f"{what} must be a word, not {_shown(text)}")
+        return text
+
+    def clock(self, item: _Item, what: str) -> float:
+        text = self.word(item, what)
         try:
             value = float(text)
         except ValueError:
@@ -176,41 +240,50 @@ class _MessageReader:
             raise ProtocolError(f"{what} must be between 0 and {MAX_CLOCK:.0f} seconds, not {_shown(text)}")
         return value
 
-    def rules(self, form: Form) -> str:
-        if not isinstance(form, ListForm):
-            raise ProtocolError(f"the rules must be a list of clauses, not {_shown(self.text_of(form))}")
+    def match_id(self, item: _Item) -> str:
+        text = self.word(item, "the match id")
+        # A match id reaches log lines and terminals: escape sequences there could rewrite what they show.
+        if not text.isprintable():
+            raise ProtocolError(f"the match id may not contain control characters, not {_shown(text)}")
+        return text
+
+    def rules(self, item: _Item) -> str:
+        if not item.is_list:
+            raise ProtocolError(f"the rules must be a list of clauses, not {_shown(self.text_of(item))}")
         # The clauses as written, without the list's own parentheses, for gdl.parse to read.
-        return self.text[form.span.start + 1 : form.span.end - 1]
+        return self.text[item.start + 1 : item.end - 1]
 
-    def moves(self, form: Form) -> tuple[Term, ...] | None:
-        if isinstance(form, Word) and form.text.lower() == "nil":
+    def terms(self, item: _Item) -> tuple[Term, ...]:
+        return tuple(parse_move(self.text_of(move)) for move in _items(self.text, item.start, item.end))
+
+    def moves(self, item: _Item) -> tuple[Term, ...] | None:
+        if self.is_nil(item):
             return None
-        if not isinstance(form, ListForm) or not form.items:
-            raise ProtocolError(f"the moves must be NIL or a list of moves, not {_shown(self.text_of(form))}")
-        return tuple(parse_move(self.text_of(item)) for item in form.items)
+        moves = self.terms(item) if item.is_list else ()
+        if not moves:
+            raise ProtocolError(f"the moves must be NIL or a list of moves, not {_shown(self.text_of(item))}")
+        return moves
 
-    def turn(self, form: Form) -> int:
-        text = self.word(form, "the turn")
+    def turn(self, item: _Item) -> int:
+        text = self.word(item, "the turn")
         if not (text.isascii() and text.isdigit()) or len(text) > 10 or int(text) > MAX_TURN:
             raise ProtocolError(f"the turn must be a whole number from 0 to {MAX_TURN}, not {_shown(text)}")
         return int(text)
 
-    def last_move(self, form: Form) -> Term | None:
-        if isinstance(form, Word) and form.text.lower() == "nil":
-            return None
-        return parse_move(self.text_of(form))
+    def last_move(self, item: _Item) -> Term | None:
+        return None if self.is_nil(item) else parse_move(self.text_of(item))
 
-    def percepts(self, form: Form) -> tuple[Term, ...] | None:
-        if isinstance(form, Word) and form.text.lower() == "nil":
+    def percepts(self, item: _Item) -> tuple[Term, ...] | None:
+        if self.is_nil(item):
             return None
-        if not isinstance(form, ListForm):
-            raise ProtocolError(f"the percepts must be NIL or a list, not {_shown(self.text_of(form))}")
-        return tuple(parse_move(self.text_of(item)) for item in form.items)
+        if not item.is_list:
+            raise ProtocolError(f"the percepts must be NIL or a list, not {_shown(self.text_of(item))}")
+        return self.terms(item)
 
-    def message(self, kind: str, args: list[Form]) -> Message:
+    def message(self, kind: str, args: list[_Item]) -> Message:
         if kind in ("play", "stop") and len(args) == 4:
             fields = (
-                self.word(args[0], "the match id"),
+                self.match_id(args[0]),
                 self.turn(args[1]),
                 self.last_move(args[2]),
                 self.percepts(args[3]),
@@ -218,25 +291,28 @@ class _MessageReader:
             return PlayII(*fields) if kind == "play" else StopII(*fields)
         if kind == "start":
             return Start(
-                self.word(args[0], "the match id"),
+                self.match_id(args[0]),
                 self.word(args[1], "the role").lower(),
                 self.rules(args[2]),
                 self.clock(args[3], "the start clock"),
                 self.clock(args[4], "the play clock"),
             )
         if kind == "play":
-            return Play(self.word(args[0], "the match id"), self.moves(args[1]))
+            return Play(self.match_id(args[0]), self.moves(args[1]))
         if kind == "stop":
-            return Stop(self.word(args[0], "the match id"), self.moves(args[1]))
+            return Stop(self.match_id(args[0]), self.moves(args[1]))
         if kind == "abort":
-            return Abort(self.word(args[0], "the match id"))
+            return Abort(self.match_id(args[0]))
         if kind == "info":
             return Info()
         return Preview(self.rules(args[0]), self.clock(args[1], "the clock"))
 
 
 def parse_move(text: str) -> Term:
-    """A ground term written in KIF, e.g. a player's reply ``( mark 1 1 )``."""
+    """A ground term written in KIF, e.g. a player's reply ``( mark 1 1 )``, of at most
+    :data:`MAX_MOVE` characters."""
+    if len(text) > MAX_MOVE:
+        raise ProtocolError(f"a move may have at most {MAX_MOVE} characters, not {len(text)}: {_shown(text)}")
     try:
         term = parse_term(text.strip())
     except KifSyntaxError:
@@ -248,30 +324,47 @@ def parse_move(text: str) -> Term:
     return term
 
 
+_HEAD = re.compile(r"\s*\(\s*([^\s();]+)(?:\s+([^\s();]+))?")
+
+
+def message_head(data: bytes) -> tuple[str, str | None]:
+    """The kind of a message (lower case, "" when it does not start as a message should) and its first
+    argument when that is a word (the match id of PLAY, STOP, ABORT and START), read from the first
+    bytes of a body (:data:`HEAD` are enough) without reading the rest."""
+    text = data[:HEAD].decode("utf-8", "replace").removeprefix("\ufeff")
+    head = _HEAD.match(text)
+    if head is None:
+        return "", None
+    # A word that reaches the end of the bytes read may go on further.
+    argument = head.group(2) if head.end() < len(text) or len(data) <= HEAD else None
+    return head.group(1).lower(), argument
+
+
+def body_limit(kind: str) -> int:
+    """The largest body of a message of ``kind`` (as :func:`message_head` gives it), in bytes."""
+    return MAX_RULES_MESSAGE if kind in ("start", "preview") else MAX_MESSAGE
+
+
 def parse_message(data: bytes | str) -> Message:
     """Read one protocol message; raises :class:`ProtocolError` for anything else."""
-    # A byte order mark is no part of the message (the reader skips it, so positions would be off).
+    # A byte order mark is no part of the message.
     text = _decode(data).removeprefix("\ufeff")
-    try:
-        forms = _forms(text)
-    except RecursionError:
-        raise ProtocolError("message is nested too deeply") from None
-    if len(forms) != 1 or not isinstance(forms[0], ListForm):
-        raise ProtocolError(f"a message is one KIF list, not {_shown(text.strip())}")
-    items = forms[0].items
-    if not items or not isinstance(items[0], Word):
+    items = _items(text)
+    if not items or items[0].is_list:
         raise ProtocolError(f"a message starts with its name, not {_shown(text.strip())}")
-    kind = items[0].text.lower()
+    reader = _MessageReader(text)
+    name = reader.text_of(items[0])
+    kind = name.lower()
     shapes = _ARGUMENTS.get(kind)
     if shapes is None:
-        raise ProtocolError(f"unknown message {_shown(items[0].text)}")
+        raise ProtocolError(f"unknown message {_shown(name)}")
     if all(len(items) - 1 != len(expected) for expected in shapes):
         wanted = " or ".join(
             f"{len(expected)} argument(s)" + (f" ({', '.join(expected)})" if expected else "")
             for expected in shapes
         )
         raise ProtocolError(f"{kind.upper()} takes {wanted}, not {len(items) - 1}")
-    return _MessageReader(text).message(kind, items[1:])
+    return reader.message(kind, items[1:])
 
 
 def _moves_text(moves: Sequence[Term] | None, spell: Callable[[object], str]) -> str:

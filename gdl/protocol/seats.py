@@ -30,8 +30,8 @@ from gdl.game import MoveLike, State, as_term, parse
 from gdl.ground.grounding import sorted_roles
 from gdl.players.base import Player
 from gdl.players.tracking import legal_moves, plays_with_views
-from gdl.protocol.messages import parse_move
-from gdl.protocol.workers import CHECKER_NICENESS, DEFAULT_LIMITS, Limits, WorkerProcess
+from gdl.protocol.messages import MAX_MOVE, parse_move
+from gdl.protocol.workers import DEFAULT_LIMITS, REFEREE_NICENESS, Limits, WorkerProcess
 from gdl.syntax.model import Term
 from gdl.views import View
 
@@ -39,6 +39,10 @@ from gdl.views import View
 #: of the match would refuse every later PLAY, so the bound is generous (the corpus's Mastermind448 loses
 #: track with 100 states); the price is time: about 2 s a step on the corpus's Krieg-tictactoe.
 SEAT_BELIEF_STATES = 1000
+
+
+#: The most text (characters) the legal moves of one state may add up to, as sent to the server.
+MAX_LEGAL_TEXT = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -192,18 +196,40 @@ class _TextSeat:
         self.seat.start(start_clock, play_clock)
 
     def follow(self, moves: Sequence[tuple[str, ...] | Seen]) -> tuple[str, ...]:
-        return tuple(map(str, self.seat.follow(moves)))
+        legal = tuple(map(move_text, self.seat.follow(moves)))
+        if sum(map(len, legal)) > MAX_LEGAL_TEXT:
+            raise ProtocolError(f"the legal moves add up to more than {MAX_LEGAL_TEXT} characters")
+        return legal
 
     def play(self, deadline: float) -> str:
         assert isinstance(self.seat, ThreadSeat)
-        return str(self.seat.play(deadline))
+        return move_text(self.seat.play(deadline))
 
     def finish(self, moves: Sequence[tuple[str, ...]], completed: bool) -> None:
         assert isinstance(self.seat, ThreadSeat)
         self.seat.finish(moves, completed)
 
 
-def _as_text(moves: Sequence[Step]) -> list[tuple[str, ...] | Seen]:
+def move_text(move: Term) -> str:
+    """A move as KIF text, refused past :data:`gdl.protocol.messages.MAX_MOVE` characters before it is
+    written: rules can make a move of millions of leaves out of a few shared subterms."""
+    sizes: dict[int, int] = {}
+
+    def size(term: Term) -> int:
+        known = sizes.get(id(term))
+        if known is None:
+            args = getattr(term, "args", ())
+            known = len(str(term)) if not args else len(term.name) + 2 + sum(1 + size(a) for a in args)
+            if known > MAX_MOVE:
+                raise ProtocolError(f"a move of more than {MAX_MOVE} characters: ({term.name} ...)")
+            sizes[id(term)] = known
+        return known
+
+    size(move)
+    return str(move)
+
+
+def as_text(moves: Sequence[Step]) -> list[tuple[str, ...] | Seen]:
     """Moves cross to and from player processes as KIF text: cheaper to send than terms with spans."""
     return [
         Seen(str(s.move), tuple(map(str, s.percepts))) if isinstance(s, Seen) else tuple(map(str, s))
@@ -240,13 +266,13 @@ class ProcessSeat:
         self.worker.call("start", start_clock, start_clock, play_clock)
 
     def follow(self, moves: Sequence[Step]) -> tuple[Term, ...]:
-        return tuple(map(parse_move, self.worker.call("follow", self.play_clock, _as_text(moves))))
+        return tuple(map(parse_move, self.worker.call("follow", self.play_clock, as_text(moves))))
 
     def play(self, deadline: float) -> Term:
         return parse_move(self.worker.call("play", max(0.0, deadline - time.monotonic()), deadline))
 
     def finish(self, moves: Sequence[Step], completed: bool) -> None:
-        self.worker.call("finish", self.play_clock, _as_text(moves), completed)
+        self.worker.call("finish", self.play_clock, as_text(moves), completed)
 
     def kill(self, reason: str) -> None:
         self.worker.kill(reason)
@@ -261,7 +287,7 @@ class ProcessFollower:
     def __init__(self, rules: str, role: str, engine: str, limits: Limits) -> None:
         # Above the players' priority: the referee is wanted only when a player is stuck, and then at once.
         follower = _TextSeat(Follower(rules, role, engine))
-        self.worker = WorkerProcess(follower, limits, "referee", CHECKER_NICENESS)
+        self.worker = WorkerProcess(follower, limits, "referee", REFEREE_NICENESS)
         self.clock = 0.0
 
     def open(self, clock: float) -> None:
@@ -270,7 +296,7 @@ class ProcessFollower:
         self.worker.call("open", clock)
 
     def follow(self, moves: Sequence[Step]) -> tuple[Term, ...]:
-        return tuple(map(parse_move, self.worker.call("follow", self.clock, _as_text(moves))))
+        return tuple(map(parse_move, self.worker.call("follow", self.clock, as_text(moves))))
 
     def kill(self, reason: str) -> None:
         self.worker.kill(reason)

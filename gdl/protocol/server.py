@@ -13,12 +13,22 @@ GDL-II matches are played as the Dresden GameController plays them: PLAY and STO
 the player's own last move and its percepts (:class:`gdl.protocol.messages.PlayII`); a turn out of
 order, or percepts that no play of the game can produce, are refused like illegal moves. In a GDL-II
 game the player is handed only its view, whichever form the manager's messages take.
+
+What a message or a match costs the server's own process is bounded before it is read (see
+:mod:`gdl.protocol.messages` for the sizes): the first bytes of a body give its kind and match id, a
+body longer than its kind allows gets 413, and the rules stay text for the checker's process. The moves
+of a match add up to at most :data:`MAX_HISTORY` characters, a player thinks at most
+:data:`LONGEST_CALL` seconds per message, and a match silent for :data:`MAX_IDLE` seconds is forgotten.
+Requests a web page could make a browser send (an ``Origin`` header, a POST that is not ``text/acl``)
+are refused unless ``cors``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
 import random
 import socket
 import time
@@ -30,12 +40,15 @@ from typing import Any, TypeVar
 from urllib.parse import unquote
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from gdl.engines.warm import warm_up
 from gdl.errors import ProtocolError
 from gdl.game import CHANCE_ROLE
 from gdl.players.base import Player
 from gdl.protocol.messages import (
+    HEAD,
+    MAX_RULES_MESSAGE,
     Abort,
     Info,
     Message,
@@ -45,9 +58,21 @@ from gdl.protocol.messages import (
     Start,
     Stop,
     StopII,
+    body_limit,
+    message_head,
     parse_message,
 )
-from gdl.protocol.seats import Checked, Checker, ProcessFollower, ProcessSeat, Seat, Seen, Step, ThreadSeat
+from gdl.protocol.seats import (
+    Checked,
+    Checker,
+    ProcessFollower,
+    ProcessSeat,
+    Seat,
+    Seen,
+    Step,
+    ThreadSeat,
+    as_text,
+)
 from gdl.protocol.workers import (
     CHECKER_NICENESS,
     DEFAULT_LIMITS,
@@ -78,11 +103,33 @@ CORS_HEADERS = {
     "Access-Control-Max-Age": "86400",
 }
 
-#: Request bodies above this size are refused; the largest known game is under 50 kB.
-MAX_BODY = 4 * 1024 * 1024
+#: The content type of GGP messages: a POST of any other is refused (unless ``cors``), since a web page
+#: can make a browser post text/plain forms anywhere without asking.
+GGP_CONTENT_TYPE = "text/acl"
 
-#: Seconds of silence (plus ten play clocks) after which a match counts as abandoned by its manager.
+#: Seconds of silence (plus ten play clocks) after which a match counts as abandoned by its manager...
 ABANDONED_AFTER = 600.0
+
+#: ... but never more than this, whatever its clock says: a START with a huge clock must not hold a
+#: place of ``capacity`` for days.
+MAX_IDLE = 1800.0
+
+#: The longest a player may think about one message (seconds); longer clocks are played as this.
+LONGEST_CALL = 600.0
+
+#: How often (seconds) the server looks for abandoned matches to forget.
+SWEEP_EVERY = 30.0
+
+#: The most text (characters) the moves of one match may add up to: a match of a thousand steps of
+#: chess-sized joint moves is under 100 kB.
+MAX_HISTORY = 1 << 20
+
+#: Seconds a check of rules runs at the players' priority before it goes below them (the largest game
+#: of the corpus checks in a fraction of this).
+QUICK_CHECK = 1.0
+
+#: How many PREVIEWs may be checked at once (each also takes a place of ``capacity``).
+MAX_PREVIEWS = 2
 
 #: How many rules texts the server keeps the check of (managers start many matches of one game).
 KEPT_CHECKS = 8
@@ -104,7 +151,15 @@ class _Unfollowable(Exception):
 
 
 class _Busy(ProtocolError):
-    """A START beyond the server's capacity."""
+    """A START or PREVIEW beyond the server's capacity."""
+
+
+class _Refused(ProtocolError):
+    """A request refused whatever it says, with its HTTP status: too large, or from a web page."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class _Referee:
@@ -142,10 +197,12 @@ class _Session:
     spellings: Mapping[str, str]
     turn: int = 0
     last_seen: float = field(default_factory=time.monotonic)
-    #: Every step of the match so far (joint moves, or GDL-II moves and percepts), and how many of them
-    #: the seat has followed.
+    #: Every step of the match so far (joint moves, or GDL-II moves and percepts) as text, a hundred
+    #: times smaller than terms with their spans, and how many of them the seat has followed.
     history: list[Step] = field(default_factory=list)
     heard: int = 0
+    #: The length of the history's moves, as text (bounded by MAX_HISTORY).
+    history_size: int = 0
     #: The player's last call, which may still run after the server has answered.
     busy: asyncio.Future[Any] | None = None
     referee: _Referee | None = None
@@ -188,6 +245,7 @@ class PlayerServer:
         self.make_player = make_player
         self.processes = processes
         self.limits = limits
+        self.cors = cors
         self.headers = CORS_HEADERS if cors else HEADERS
         self.seat_kind: Callable[[Callable[[], Player], str, str, str], Seat] = (
             partial(ProcessSeat, limits=limits) if processes else ThreadSeat
@@ -203,11 +261,15 @@ class PlayerServer:
         self._checks: dict[str, asyncio.Future[Checked]] = {}
         #: Match ids whose START is being checked.
         self._starting: set[str] = set()
+        #: PREVIEWs being checked.
+        self._previews = 0
+        #: Checkers at work, ended when the server closes.
+        self._checkers: set[WorkerProcess] = set()
 
     # -- HTTP ------------------------------------------------------------------------------
 
     def application(self) -> web.Application:
-        app = web.Application(client_max_size=MAX_BODY)
+        app = web.Application(client_max_size=MAX_RULES_MESSAGE)
         # Any path: ggp-base puts whole messages, line breaks included, in the path of a GET.
         app.router.add_route("*", r"/{path:[\s\S]*}", self.handle)
         app.on_startup.append(self._open)
@@ -219,12 +281,20 @@ class PlayerServer:
         await self._in_thread(prepare_processes)
         if not self.processes:
             await self._in_thread(warm_up)
+        self._in_background(self._sweep())
+
+    async def _sweep(self) -> None:
+        """Forget abandoned matches now and then, even when no START comes to do it."""
+        while True:
+            await asyncio.sleep(SWEEP_EVERY)
+            self._forget_abandoned(time.monotonic())
 
     async def _close(self, app: web.Application) -> None:
         for task in self._background:
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
         closing = [self._in_thread(_end, s, "the server is closing") for s in self.matches.values()]
+        closing += [self._in_thread(w.kill, "the server is closing") for w in list(self._checkers)]
         await asyncio.gather(*closing)
         self.matches.clear()
         self.executor.shutdown(wait=False, cancel_futures=True)
@@ -236,8 +306,9 @@ class PlayerServer:
         if request.method == "OPTIONS":
             return web.Response(body=b"", headers=headers)
         try:
+            self._refuse_cross_site(request)
             if request.method == "POST":
-                body: bytes | str = await request.read()
+                body: bytes | str = await self._read(request)
             elif request.method == "GET":
                 # ggp-base puts the message in the path of a GET; a bare GET asks who is there.
                 body = unquote(request.raw_path.lstrip("/").lstrip("?")) or "(INFO)"
@@ -254,15 +325,77 @@ class PlayerServer:
         except _Busy as problem:
             logger.warning("%s: refused: %s", peer, problem)
             return web.Response(body=f"busy: {problem}".encode(), status=503, headers=headers)
+        except _Refused as problem:
+            logger.warning("%s: refused: %s", peer, problem)
+            return web.Response(body=f"error: {problem}".encode(), status=problem.status, headers=headers)
         except ProtocolError as problem:
-            logger.warning("%s: bad request: %s", peer, problem)
-            return web.Response(body=f"error: {problem}".encode(), status=400, headers=headers)
+            # One line, of bounded length: an error may quote a name of the rules, which can be long.
+            said = shorten(str(problem), 1000)
+            logger.warning("%s: bad request: %s", peer, said)
+            return web.Response(body=f"error: {said}".encode(), status=400, headers=headers)
         except Exception as problem:  # a server must outlive any request
             logger.exception("%s: request failed", peer)
             text = f"error: internal error: {type(problem).__name__}: {problem}"
             return web.Response(body=text.encode(), status=500, headers=headers)
         logger.debug("%s -> %s (%.3f s)", peer, shorten(reply), time.monotonic() - received)
         return web.Response(body=reply.encode(), headers=headers)
+
+    def _refuse_cross_site(self, request: web.Request) -> None:
+        """Refuse what a web page can make a browser send (unless ``cors``): anything with an Origin, and
+        POSTs of another content type than GGP's (a form's text/plain needs no preflight)."""
+        if self.cors:
+            return
+        if "Origin" in request.headers:
+            origin = shorten(request.headers["Origin"], 80)
+            raise _Refused(403, f"cross-site request from {origin} (allowed only with --cors)")
+        if request.method == "POST" and request.content_type != GGP_CONTENT_TYPE:
+            shown = shorten(request.content_type, 80)
+            raise _Refused(415, f"content type {shown}, not {GGP_CONTENT_TYPE} (others only with --cors)")
+
+    async def _read(self, request: web.Request) -> bytes:
+        """The body of a POST, read only as far as its kind of message may go (see
+        :func:`gdl.protocol.messages.body_limit`): the first bytes tell the kind and the match id, and a
+        PLAY for an unknown match or a START beyond capacity is refused before the rest is read."""
+        limit = MAX_RULES_MESSAGE
+        declared = request.content_length
+        body = bytearray()
+        admitted = False
+        while True:
+            if declared is not None and declared > limit:
+                raise _Refused(413, f"a body of {declared} bytes, above the {limit} bytes allowed")
+            chunk = await request.content.read(1 << 16)
+            body += chunk
+            if len(body) > limit:
+                raise _Refused(413, f"a body above the {limit} bytes allowed")
+            if not admitted and (len(body) >= HEAD or not chunk):
+                limit, admitted = self._admit(bytes(body[:HEAD])), True
+                continue  # checks the declared length against the limit of the kind
+            if not chunk:
+                return bytes(body)
+
+    def _admit(self, head: bytes) -> int:
+        """The largest body the message that starts with ``head`` may have; refuses at once a PLAY, STOP
+        or ABORT for an unknown match and a START beyond capacity."""
+        kind, argument = message_head(head)
+        if kind in ("play", "stop", "abort") and argument is not None:
+            self._session(argument, kind.upper())
+        if kind == "start":
+            self._admit_start(argument)
+        return body_limit(kind)
+
+    def _admit_start(self, match_id: str | None) -> None:
+        self._forget_abandoned(time.monotonic())
+        if match_id in self.matches or match_id in self._starting:
+            raise ProtocolError(f"START for match id {match_id!r}, which is already running")
+        self._refuse_if_full("START")
+
+    def _load(self) -> int:
+        """How many places of ``capacity`` are taken: matches, STARTs and PREVIEWs being checked."""
+        return len(self.matches) + len(self._starting) + self._previews
+
+    def _refuse_if_full(self, what: str) -> None:
+        if self._load() >= self.capacity:
+            raise _Busy(f"{what} refused: already at {self.capacity} match(es), the capacity of this player")
 
     async def _parse(self, body: bytes | str) -> Message:
         if len(body) <= INLINE_BODY:
@@ -286,10 +419,17 @@ class PlayerServer:
         """The reply to one message received at ``received`` (a monotonic instant)."""
         match message:
             case Info():
-                status = "busy" if len(self.matches) >= self.capacity else "available"
+                status = "busy" if self._load() >= self.capacity else "available"
                 return f"((name {self.name}) (status {status}))"
             case Preview(rules, clock):
-                await self._check(rules, received + clock)
+                self._refuse_if_full("PREVIEW")
+                if self._previews >= MAX_PREVIEWS:
+                    raise _Busy(f"PREVIEW refused: already checking {MAX_PREVIEWS} PREVIEW(s)")
+                self._previews += 1
+                try:
+                    await self._check(rules, received + min(clock, LONGEST_CALL))
+                finally:
+                    self._previews -= 1
                 return "ready"
             case Start():
                 return await self._start(message, received)
@@ -307,28 +447,41 @@ class PlayerServer:
                 return await self._finish(match_id, None, "aborted")
 
     def _deadline(self, received: float, clock: float) -> float:
+        clock = min(clock, LONGEST_CALL)
         return received + clock - min(self.margin, clock / 4)
 
     async def _check(self, rules: str, deadline: float) -> Checked:
         """The roles of a game and its spelling of names, once its rules pass the checker by ``deadline``
         (in a worker process under the limits, killed past it). Managers start many matches of one game
-        at once, so the outcome is kept by rules text."""
+        at once, so a success is kept by rules text (a failure may be the clock's: it is not kept)."""
         future = self._checks.pop(rules, None)
         if future is None:
             worker = WorkerProcess(Checker(), self.limits, "checker", CHECKER_NICENESS)
             future = asyncio.ensure_future(self._check_in(worker, rules, deadline))
+            future.add_done_callback(partial(self._forget_failure, rules))
         self._checks[rules] = future  # the most recently used last
         while len(self._checks) > KEPT_CHECKS:
             del self._checks[next(iter(self._checks))]
         return await asyncio.shield(future)
 
+    def _forget_failure(self, rules: str, future: asyncio.Future[Checked]) -> None:
+        if (future.cancelled() or future.exception() is not None) and self._checks.get(rules) is future:
+            del self._checks[rules]
+
     async def _check_in(self, worker: WorkerProcess, rules: str, deadline: float) -> Checked:
         allowed = max(0.0, deadline - time.monotonic())
+        self._checkers.add(worker)
         try:
             await self._in_thread(worker.start)
             checking = self._call(worker.call, "check", allowed, rules)
             try:
-                checked: Checked = await asyncio.wait_for(asyncio.shield(checking), allowed)
+                # Playable rules check in a moment; rules still checking after it may be built to
+                # explode, and their checker goes below the players of live matches.
+                done, _ = await asyncio.wait({checking}, timeout=min(QUICK_CHECK, allowed))
+                if not done:
+                    _idle(worker)
+                remaining = max(0.0, deadline - time.monotonic())
+                checked: Checked = await asyncio.wait_for(asyncio.shield(checking), remaining)
             except TimeoutError:
                 reason = f"checking the rules took longer than the clock ({allowed:.1f} s)"
                 await self._in_thread(worker.kill, reason)
@@ -336,6 +489,7 @@ class PlayerServer:
                 raise LimitExceeded(worker.failure or "checking the rules took too long") from None
             return checked
         finally:
+            self._checkers.discard(worker)
             await self._in_thread(worker.close)
 
     def _session(self, match_id: str, what: str) -> _Session:
@@ -351,16 +505,12 @@ class PlayerServer:
     def _forget_abandoned(self, now: float) -> None:
         """Drop matches whose manager has been silent far longer than a turn: it will not STOP them."""
         for match_id, session in list(self.matches.items()):
-            if now - session.last_seen > ABANDONED_AFTER + 10 * session.play_clock:
+            if now - session.last_seen > min(ABANDONED_AFTER + 10 * session.play_clock, MAX_IDLE):
                 logger.warning("forgetting match %s: silent for %.0f s", match_id, now - session.last_seen)
                 self._drop(match_id, "abandoned by its manager")
 
     async def _start(self, start: Start, received: float) -> str:
-        self._forget_abandoned(received)
-        if start.match_id in self.matches or start.match_id in self._starting:
-            raise ProtocolError(f"START for match id {start.match_id!r}, which is already running")
-        if len(self.matches) + len(self._starting) >= self.capacity:
-            raise _Busy(f"already playing {self.capacity} match(es), the capacity of this player")
+        self._admit_start(start.match_id)
         deadline = self._deadline(received, start.start_clock)
         # The id is taken while the rules are checked: a second START for it is refused, not raced.
         self._starting.add(start.match_id)
@@ -374,12 +524,13 @@ class PlayerServer:
         if start.role == CHANCE_ROLE:
             raise ProtocolError(f"START with role {start.role!r}: nature is played by the manager")
         seat = self.seat_kind(self.make_player, start.rules, start.role, self.engine)
-        session = _Session(start.rules, roles, start.role, seat, start.play_clock, spellings)
+        play_clock = min(start.play_clock, LONGEST_CALL)
+        session = _Session(start.rules, roles, start.role, seat, play_clock, spellings)
         self.matches[start.match_id] = session
         starting = session.busy = self._call(
             seat.start,
             max(0.0, deadline - time.monotonic()),
-            start.play_clock - min(self.margin, start.play_clock / 4),
+            self._deadline(0.0, play_clock),
         )
         # Answer at the deadline even if the player is still preparing; PLAY waits for it.
         if not await self._settle(session, deadline, "start"):
@@ -411,6 +562,12 @@ class PlayerServer:
             await asyncio.wait_for(asyncio.shield(session.busy), max(0.0, deadline - time.monotonic()))
         except TimeoutError:
             logger.warning("player %s overran its deadline in %s", session.role, what)
+            # Should nobody wait for it again (the match ends first), its failure is not news.
+            session.busy.add_done_callback(_quietly)
+            if what in ("start", "following the moves"):
+                # Still loading or reasoning about the rules past its clock: work on rules that may be
+                # hostile, which must not take the CPU from the players of live matches.
+                _idle(getattr(session.seat, "worker", None))
             return False
         except ValueError as problem:  # bad input, or a failure reported by a player process
             logger.warning("player %s failed in %s: %s", session.role, what, problem)
@@ -433,7 +590,12 @@ class PlayerServer:
             return
         if isinstance(step, tuple) and len(step) != len(session.roles):
             raise ProtocolError(f"{what} with {len(step)} move(s) for {len(session.roles)} role(s)")
-        session.history.append(step)
+        [kept] = as_text([step])
+        session.history_size += _size(kept)
+        if session.history_size > MAX_HISTORY:
+            session.failure = f"its moves add up to more than {MAX_HISTORY} characters"
+            self._end_if_broken(session)
+        session.history.append(kept)
 
     async def _follow(self, session: _Session, deadline: float) -> tuple[Term, ...] | None:
         """Have the seat follow the match; its legal moves, or None when the seat is busy or failed (the
@@ -492,7 +654,7 @@ class PlayerServer:
                 self._end_if_broken(session)
                 # Refuse the message: the match goes on as if it had not come.
                 if moves is not None:
-                    session.history.pop()
+                    session.history_size -= _size(session.history.pop())
                 raise ProtocolError(f"PLAY with moves this player cannot follow: {problem}") from None
             if legal is None:
                 self._end_if_broken(session)
@@ -515,8 +677,9 @@ class PlayerServer:
                     )
                 move = self.random.choice(legal)
                 logger.warning(
-                    "answering turn %d for %s with the random move %s",
-                    session.turn, session.role, spell(move, session.spellings),
+                    "answering turn %d for %s with %s %s",
+                    session.turn, session.role, "the random move" if len(legal) > 1 else "its only move",
+                    spell(move, session.spellings),
                 )
             # The move as the rules spell it: managers may compare names case-sensitively.
             return spell(move, session.spellings)
@@ -562,6 +725,22 @@ class PlayerServer:
             logger.warning("player %s failed to stop: %s", session.role, problem)
         finally:
             await self._in_thread(_end, session, reason or "the match is over")
+
+
+def _idle(worker: WorkerProcess | None) -> None:
+    """Put a worker process in the idle scheduling class (Linux): it runs only on CPU time that no
+    other process wants. A process may always lower its own kind's priority, never raise it."""
+    process = worker.process if worker is not None else None
+    if process is None or process.pid is None or not hasattr(os, "sched_setscheduler"):
+        return
+    with contextlib.suppress(OSError):  # the process may have ended
+        os.sched_setscheduler(process.pid, os.SCHED_IDLE, os.sched_param(0))
+
+
+def _size(step: Step) -> int:
+    """The length of a step's moves as text."""
+    moves = (step.move, *step.percepts) if isinstance(step, Seen) else step
+    return sum(len(str(move)) for move in moves)
 
 
 def _quietly(task: asyncio.Future[Any]) -> None:
@@ -617,8 +796,22 @@ class RunningServer:
         await self.runner.cleanup()
 
 
+def _one_line(record: logging.LogRecord) -> bool:
+    """aiohttp's log of a request that is not HTTP at all (a header too long, no Host, garbage): a
+    warning of one line, not a traceback, since nothing went wrong inside the server."""
+    error = record.exc_info[1] if record.exc_info else None
+    if isinstance(error, HttpProcessingError):
+        record.msg = f"{shorten(record.getMessage())}: bad HTTP: {shorten(str(error.message), 120)}"
+        record.args = None
+        record.exc_info = None
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+    return True
+
+
 async def start_server(server: PlayerServer, host: str = "127.0.0.1", port: int = 0) -> RunningServer:
     """Start listening (port 0 picks a free port) and return at once."""
+    if _one_line not in logging.getLogger("aiohttp.server").filters:
+        logging.getLogger("aiohttp.server").addFilter(_one_line)
     sock = socket.create_server((host, port), reuse_port=False)
     runner = web.AppRunner(server.application(), access_log=None)
     await runner.setup()

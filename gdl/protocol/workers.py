@@ -23,12 +23,15 @@ from typing import Any
 
 from gdl.errors import ProtocolError
 
-#: How much lower than the server's the scheduling priority of workers is (Unix niceness). Players and
-#: referees at the lowest priority, so that the server is scheduled first whenever it has a message (with
-#: forty searches at niceness 5 the server missed most clocks); checkers of new rules higher, since a
-#: START waits for its check (their CPU time is bounded by the start clock).
+#: How much lower than the server's the scheduling priority of workers is (Unix niceness). Players at
+#: the lowest priority, so that the server is scheduled first whenever it has a message (with forty
+#: searches at niceness 5 the server missed most clocks); the spare referee higher, since it is wanted
+#: only when a player is stuck, and then at once. Checkers of rules not yet known to be playable are at
+#: the lowest niceness too, and the server puts those that run long in the idle scheduling class, below
+#: every player, so that hostile STARTs cannot starve live matches.
 PLAYER_NICENESS = 19
-CHECKER_NICENESS = 10
+REFEREE_NICENESS = 10
+CHECKER_NICENESS = 19
 
 #: Modules every worker needs, imported once by the process that forks them.
 _PRELOAD = [
