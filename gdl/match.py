@@ -21,12 +21,13 @@ By default a role with exactly one legal move (e.g. ``noop`` while the other sid
 without asking its player, so that players sharing this process do not slow each other down;
 ``ask_forced=True`` asks every player every step, as GGP servers do.
 
-In a GDL-II game (:func:`gdl.players.tracking.plays_with_views`: nature or ``sees`` rules) nature, the
-role ``random``, has no player: the runner draws its move uniformly among its legal moves with the
-match's seeded random source. Each player is handed only its :class:`gdl.views.View` (its own moves,
-what it saw after each joint move, its legal moves), never the state (:meth:`Player.play_view`,
-:meth:`Player.stop_view`). The record still holds the true states, every joint move and each role's
-percepts per step.
+Nature, the role ``random``, has no player: the runner draws its move uniformly among its legal moves
+with the match's seeded random source. What each player is told follows :mod:`gdl.views`: in a GDL
+game (no ``sees`` rules) every role is told every joint move, nature's included, so a player is handed
+the state; in a GDL-II game (:func:`gdl.views.plays_with_views`) each player is handed only its
+:class:`gdl.views.View` (its own moves, what it was told after each joint move, its legal moves), never
+the state (:meth:`Player.play_view`, :meth:`Player.stop_view`). The record still holds the true states,
+every joint move and each role's percepts per step.
 """
 
 from __future__ import annotations
@@ -58,11 +59,10 @@ from gdl.errors import (
 from gdl.game import Game, State
 from gdl.players.base import Player, PlayerLeft
 from gdl.players.registry import make_player
-from gdl.players.tracking import plays_with_views
 from gdl.syntax.model import Term
 from gdl.syntax.reader import parse_term
 from gdl.syntax.spelling import spell
-from gdl.views import View
+from gdl.views import View, plays_with_views, told
 
 #: One lock per reasoner object, shared by every match that uses it (see :class:`_LockedReasoner`).
 _LOCKS: weakref.WeakKeyDictionary[object, threading.Lock] = weakref.WeakKeyDictionary()
@@ -491,7 +491,7 @@ class Match:
         record.infos.append({r: _info(self.players[r]) for r in answers})
         if views is None:
             return state.next(joint)
-        percepts = state.percepts(joint)
+        percepts = told(state, joint)
         reached = state.next(joint)
         record.percepts.append({r: sorted(map(str, percepts[r])) for r in roles})
         for role, view in views.items():

@@ -5,9 +5,9 @@ Each role is played by a player server at a URL (``http://host:port``, e.g. one 
 PLAY per step and STOP (ABORT if the match is aborted); a late, failed or illegal reply is replaced by
 a random legal move and recorded as an error. ``-o FILE`` saves the match in the ggp-base format.
 
-A GDL-II game (with nature, the role ``random``, or ``sees`` rules) is played as the Dresden
-GameController plays it: nature's moves are drawn by the manager (``--seed``), and each player is sent
-only its own last move and its percepts. Nature gets no ``--player``.
+Nature, the role ``random``, gets no ``--player``: its moves are drawn by the manager (``--seed``). A
+GDL-II game (one with ``sees`` rules) is played as the Dresden GameController plays it: each player is
+sent only its own last move and its percepts.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Each step prints the joint move and then the state: fluents like ``(cell x y v)`
 (first argument across, second up), the other fluents are listed sorted. Roles without a
 ``--player`` are played by ``random``. ``-o FILE`` saves the match in the ggp-base format.
 
-In a GDL-II game (with nature, the role random, or sees rules) each step prints instead what each player
+In a GDL-II game (one with sees rules) each step prints instead what each player
 knows: its move and what it saw (only the human players' views when people play); ``--reveal`` also
 prints nature's moves and the true state. Nature gets no ``--player``: the match draws its moves.
 """
@@ -29,8 +29,8 @@ from gdl.errors import PlayerSpecError, UnknownRoleError
 from gdl.game import Game, State
 from gdl.match import Match, MatchRecord
 from gdl.players import PLAYER_KINDS, Player, make_player
-from gdl.players.tracking import plays_with_views
 from gdl.render import render
+from gdl.views import plays_with_views
 
 #: ``ROLE=`` in front of a player description: an ``=`` before any ``:``.
 _ROLE_PREFIX = re.compile(r"^\s*([^:=\s]+)\s*=(.*)$")

@@ -9,10 +9,10 @@ memory limits: searches then use every core, the server stays responsive whateve
 hostile rules cannot hurt it. Thread seats are for trusted games. Deadlines are :func:`time.monotonic`
 instants, which all processes of a machine share.
 
-In a GDL-II game (nature or ``sees`` rules) the player is handed only its view. A GDL-II manager
-reports each step as the player knows it (:class:`Seen`: its own move and its percepts), and the seat
-keeps the player's belief (:class:`gdl.belief.Belief`) to know its legal moves; a GDL-I manager reports
-joint moves, from which the seat works out the same view.
+In a GDL-II game (``sees`` rules: :func:`gdl.views.plays_with_views`) the player is handed only its
+view. A GDL-II manager reports each step as the player knows it (:class:`Seen`: its own move and its
+percepts), and the seat keeps the player's belief (:class:`gdl.belief.Belief`) to know its legal moves;
+a GDL-I manager reports joint moves, from which the seat works out the same view.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ from gdl.errors import InconsistentViewError, ProtocolError
 from gdl.game import MoveLike, State, as_term, parse
 from gdl.ground.grounding import sorted_roles
 from gdl.players.base import Player
-from gdl.players.tracking import legal_moves, plays_with_views
+from gdl.players.tracking import legal_moves
 from gdl.protocol.messages import parse_move
 from gdl.protocol.workers import CHECKER_NICENESS, DEFAULT_LIMITS, Limits, WorkerProcess
 from gdl.syntax.model import Term
-from gdl.views import View
+from gdl.views import View, plays_with_views, told
 
 #: The bound on the belief a seat keeps of a GDL-II match, to know the player's legal moves. Losing track
 #: of the match would refuse every later PLAY, so the bound is generous (the corpus's Mastermind448 loses
@@ -113,7 +113,7 @@ class Follower:
             reached = state.next(joint)
             if view is not None:
                 legal = () if reached.is_terminal() else reached.legal_moves(self.role)
-                view = view.after(joint[self.role], state.percepts(joint)[self.role], legal)
+                view = view.after(joint[self.role], told(state, joint)[self.role], legal)
                 belief = Belief(self.role, (reached,), (1.0,))
             state = reached
         self.state, self.view, self.belief = state, view, belief  # only once every step was followed
