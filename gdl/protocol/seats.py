@@ -4,7 +4,7 @@ A seat holds a player with its own copy of the game and follows the match from t
 manager reports. Its methods block; the server calls them from worker threads and waits only until
 the deadline. A thread seat is cheap to set up, but Python threads share one interpreter lock, so
 players searching in many threads at once slow each other and the server's event loop down. A process
-seat runs the player in a worker process of its own (:mod:`gdl.protocol.workers`), under CPU-time and
+seat runs the player in a worker process of its own (:mod:`gdl.workers`), under CPU-time and
 memory limits: searches then use every core, the server stays responsive whatever the players do, and
 hostile rules cannot hurt it. Thread seats are for trusted games. Deadlines are :func:`time.monotonic`
 instants, which all processes of a machine share.
@@ -31,9 +31,11 @@ from gdl.ground.grounding import sorted_roles
 from gdl.players.base import Player
 from gdl.players.tracking import legal_moves
 from gdl.protocol.messages import parse_move
-from gdl.protocol.workers import CHECKER_NICENESS, DEFAULT_LIMITS, Limits, WorkerProcess
 from gdl.syntax.model import Term
 from gdl.views import View, plays_with_views, told
+from gdl.workers import CHECKER_NICENESS, DEFAULT_LIMITS, Limits, WorkerProcess, preload
+
+preload(__name__)
 
 #: The bound on the belief a seat keeps of a GDL-II match, to know the player's legal moves. Losing track
 #: of the match would refuse every later PLAY, so the bound is generous (the corpus's Mastermind448 loses
@@ -284,7 +286,7 @@ Checked = tuple[tuple[str, ...], dict[str, str]]
 
 
 class Checker:
-    """Checks rules in a worker process (see :mod:`gdl.protocol.workers`); here, so that the worker need
+    """Checks rules in a worker process (see :mod:`gdl.workers`); here, so that the worker need
     not import the server (and aiohttp)."""
 
     def check(self, rules: str) -> Checked:

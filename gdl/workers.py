@@ -7,6 +7,9 @@ space is capped (``RLIMIT_AS``) and whose every call gets a CPU-time allowance (
 kernel ends the process when it is spent). The server waits for a call only until its deadline and
 kills the process when the match ends or the call overruns, so nothing keeps running that nobody
 waits for. A worker reports a broken limit in words (:attr:`WorkerProcess.failure`).
+
+The match runner uses the same workers for players that must not share its process: a player of a
+game with hidden information would find the true state among the referee's objects.
 """
 
 from __future__ import annotations
@@ -30,16 +33,21 @@ from gdl.errors import ProtocolError
 PLAYER_NICENESS = 19
 CHECKER_NICENESS = 10
 
-#: Modules every worker needs, imported once by the process that forks them.
+#: Modules every worker needs, imported once by the process that forks them (see :func:`preload`).
 _PRELOAD = [
     "gdl.game",
     "gdl.players",
     "gdl.engines.compiled",
     "gdl.engines.datalog",
-    "gdl.protocol.seats",
-    "gdl.protocol.workers",
-    "gdl.protocol.warm_workers",  # the playout kernel compiled before any clock runs
+    "gdl.workers",
+    "gdl.warm_workers",  # the playout kernel compiled before any clock runs
 ]
+
+
+def preload(*modules: str) -> None:
+    """Have the fork server import ``modules`` too, so that no worker imports them again: the modules
+    of the workers' targets (effective when called before the fork server starts)."""
+    _PRELOAD.extend(module for module in modules if module not in _PRELOAD)
 
 
 @dataclass(frozen=True, slots=True)
