@@ -47,6 +47,10 @@ class Player(ABC):
     #: A person at a terminal: match runners wait for their moves instead of enforcing the play clock.
     is_human: bool = False
 
+    #: Whether the player runs outside this process (a player server reached over the network), so that
+    #: it cannot reach the referee's objects and needs no process of its own.
+    elsewhere: bool = False
+
     #: Whether choosing a move keeps a CPU busy (a search does; a random or fixed choice does not):
     #: tournaments on a cluster reserve one CPU per player that thinks.
     thinks: bool = True

@@ -155,6 +155,8 @@ class RemotePlayer(Player):
     the match runner's ``on_step`` hook hands it over through :meth:`observe`.
     """
 
+    elsewhere = True
+
     def __init__(self, url: str, network: Network, match_id: str, grace: float = GRACE) -> None:
         self.url = url
         self.name = url
