@@ -82,17 +82,18 @@ def _load(text: str, file: str, engine: str) -> gdl.Game:
 
 
 def play_one(
-    text: str, file: str, engine: str, start_clock: float, play_clock: float,
+    text: str, file: str, engine: str, start_clock: float, play_clock: float, isolate: bool | None,
     specs: list[str], seed: int | None,
 ) -> dict[str, Any]:
-    """One match of the game ``text`` (named ``file``); ``specs`` are in role order. The game travels as
-    text, since a cluster's workers need not share the driver's files; the summary is small."""
+    """One match of the game ``text`` (named ``file``); ``specs`` are in role order, ``isolate`` as for
+    :class:`gdl.match.Match`. The game travels as text, since a cluster's workers need not share the
+    driver's files; the summary is small."""
     game = _load(text, file, engine)
     players = {
         role: make_player(spec, None if seed is None else seed * 100 + index)
         for index, (role, spec) in enumerate(zip(game.players, specs, strict=True))
     }
-    record = Match(game, players, start_clock, play_clock, seed=seed).run()
+    record = Match(game, players, start_clock, play_clock, seed=seed, isolate=isolate).run()
     return {
         "players": specs,
         "goals": [record.goals[r] for r in game.players] if record.completed else None,
@@ -123,11 +124,14 @@ def run_tournament(
     engine: str = "auto",
     progress: Callable[[int, int], None] | None = None,
     backend: Backend[Any] | None = None,
+    isolate: bool | None = None,
 ) -> TournamentResult:
     """Play ``matches`` matches of the game in ``path`` between ``specs`` (one per role).
 
     They run on ``backend`` (see :mod:`gdl.backend`), by default ``jobs`` local processes. A match
     whose worker died is played again; one lost for good is recorded as aborted, with the reason.
+    ``isolate`` is :class:`gdl.match.Match`'s: by default each player of a GDL-II game runs in a process
+    of its own; False plays them in their match's process (faster, unsafe with untrusted players).
     """
     text = Path(path).read_text(encoding="utf-8")
     game = _load(text, path, engine)
@@ -146,7 +150,7 @@ def run_tournament(
     with contextlib.ExitStack() as stack:
         if backend is None:
             backend = stack.enter_context(Processes(jobs))
-        common = (text, path, engine, start_clock, play_clock)
+        common = (text, path, engine, start_clock, play_clock, isolate)
         outcomes = backend.map(play_one, calls, common=common, cpus=thinking_players(specs))
         for done, outcome in enumerate(outcomes, 1):
             summaries[outcome.index] = _summary(outcome, *calls[outcome.index])

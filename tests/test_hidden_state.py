@@ -9,9 +9,12 @@ from conftest import GAMES
 from peeking_player import Peeking
 
 import gdl
+from gdl.cli import main
 from gdl.match import Match
 from gdl.players import make_player
 from gdl.players.isolated import IsolatedPlayer
+from gdl.tournament import play_one
+from gdl.workers import WorkerProcess
 
 
 def _monty() -> gdl.Game:
@@ -89,3 +92,28 @@ def test_an_in_process_player_gets_a_game_of_its_own_and_states_of_it() -> None:
     assert states and all(s.game is games[0] for s in states)
     assert [s.fluents() for s in states] == [s.fluents() for s in record.states[:-1]]
 
+
+
+def test_play_and_tournament_isolate_gdl2_players_unless_told_otherwise(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    started: list[str] = []
+    start = WorkerProcess.start
+
+    def noted(worker: WorkerProcess) -> None:
+        started.append(worker.name)
+        start(worker)
+
+    monkeypatch.setattr(WorkerProcess, "start", noted)
+    monty = GAMES / "montyhall.kif"
+    text = monty.read_text()
+    summary = play_one(text, str(monty), "auto", 10, 5, None, ["random"], 1)
+    assert summary["goals"] is not None and started == ["player of candidate"]
+    assert play_one(text, str(monty), "auto", 10, 5, False, ["random"], 1)["goals"] is not None
+    assert started == ["player of candidate"]
+    assert main(["play", str(monty), "-p", "random", "--seed", "1", "-q"]) == 0
+    assert started == ["player of candidate"] * 2
+    assert main(["play", str(monty), "-p", "random", "--seed", "1", "-q", "--in-process"]) == 0
+    assert main(["tournament", str(monty), "-p", "random", "-n", "1", "--in-process"]) == 0
+    assert started == ["player of candidate"] * 2
+    capsys.readouterr()

@@ -7,13 +7,15 @@ a random legal move and recorded as an error. ``-o FILE`` saves the match in the
 
 Nature, the role ``random``, gets no ``--player``: its moves are drawn by the manager (``--seed``). A
 GDL-II game (one with ``sees`` rules) is played as the Dresden GameController plays it: each player is
-sent only its own last move and its percepts.
+sent only its own last move and its percepts, and the host shows only what is public (the steps and
+the goals at the end); ``--reveal`` shows every move, every player's percepts and the true state.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 
 from gdl.cli._common import (
     add_clocks,
@@ -60,6 +62,10 @@ Exit status: 0 the match completed, 1 it was aborted, 2 unusable input.""",
     add_json_options(parser, "the match record (ggp-base JSON)", file_was_json=True)
     parser.add_argument("--quiet", "-q", action="store_true", help="show only the result")
     parser.add_argument("--verbose", "-v", action="store_true", help="log every message and reply")
+    parser.add_argument(
+        "--reveal", action="store_true",
+        help="GDL-II: show every move, every player's percepts and the true state (not only what is public)",
+    )
     add_engine_option(parser)
     parser.set_defaults(run=run)
 
@@ -100,7 +106,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"{game.name}: {shown}", flush=True)
         record = host(
             game, players, start_clock, play_clock, grace=args.grace, max_steps=args.max_steps,
-            seed=args.seed, on_step=None if args.quiet or args.json else show_step,
+            seed=args.seed,
+            on_step=None if args.quiet or args.json else partial(
+                show_step, reveal=args.reveal, shown=game.players if args.reveal else ()
+            ),
         )
     except (PlayerSpecError, UnknownRoleError) as problem:
         print(f"gdl host: {problem}", file=sys.stderr)
