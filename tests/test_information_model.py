@@ -69,7 +69,8 @@ class Guesser(Player):
 
     def play(self, state: State, deadline: float) -> Term:
         self.handed.append(state)
-        return parse_term(f"(guess {_rolled(state.fluents())})")
+        legal = state.legal_moves(self.role)
+        return legal[0] if len(legal) == 1 else parse_term(f"(guess {_rolled(state.fluents())})")
 
     def play_view(self, view: View, deadline: float) -> Term:
         self.handed.append(view)
@@ -92,6 +93,25 @@ def test_a_dice_match_tells_the_guesser_the_roll() -> None:
         for s in range(6)
     ]
     assert wins == [100] * 6
+
+
+def test_a_dice_match_over_the_protocol_sends_natures_roll_in_the_joint_move() -> None:
+    from protocol_support import serving
+
+    from gdl.protocol.manager import host
+    from gdl.protocol.server import PlayerServer
+
+    made: list[Guesser] = []
+
+    def make() -> Guesser:
+        made.append(Guesser())
+        return made[-1]
+
+    with serving(PlayerServer(make, margin=0.1, capacity=4)) as url:
+        record = host(_dice(), {"guesser": url, "house": "random"}, 10, 5, seed=3)
+    assert record.goals == {"guesser": 100, "house": 0} and record.error_count("guesser") == 0
+    handed = made[0].handed[-1]  # the server's player followed the joint moves: it knows the state
+    assert isinstance(handed, State) and f"(roll {_rolled(handed.fluents())})" == record.moves[0]["random"]
 
 
 def test_the_dice_game_is_valued_at_100_by_every_solver(capsys: pytest.CaptureFixture[str]) -> None:
