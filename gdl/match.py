@@ -33,6 +33,7 @@ every joint move and each role's percepts per step.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import itertools
 import queue
 import random
@@ -415,9 +416,13 @@ class Match:
             humans=tuple(r for r in self.players if self.players[r].is_human),
             spellings=self.game.checked.program.spellings,
         )
-        isolated = [p for p in self.players.values() if isinstance(p, IsolatedPlayer)]
+        isolated = {r: p for r, p in self.players.items() if isinstance(p, IsolatedPlayer)}
         if isolated:
             prepare_processes()  # before any clock runs: the fork server imports gdl once
+        for role, player in isolated.items():
+            # Each loads the game in its process before the clocks, as the referee has loaded it here.
+            with contextlib.suppress(ProtocolError):  # then its start fails, and the record says why
+                player.prepare(self.game, role)
         self._games = {
             r: self.game if isinstance(p, IsolatedPlayer) or p.elsewhere else _game_of_its_own(self.game)
             for r, p in self.players.items()
@@ -430,7 +435,7 @@ class Match:
             finally:
                 for worker in workers.values():
                     worker.close(self.grace)
-                for player in isolated:
+                for player in isolated.values():
                     player.close()
         finally:
             _done_with(self.game)

@@ -18,6 +18,7 @@ import pickle
 import time
 from typing import Any
 
+from gdl.budget import LOAD_SECONDS
 from gdl.game import Game, State, parse
 from gdl.players.base import Player
 from gdl.syntax.model import Term
@@ -72,12 +73,19 @@ class _Inside:
         self.engine = engine
         self.name = name
 
-    def start(self, role: str, start_clock: float, play_clock: float) -> None:
+    game: Game | None = None
+
+    def load(self) -> None:
         self.game = parse(self.rules, self.engine, file=f"{self.name}.kif")
+
+    def start(self, role: str, start_clock: float, play_clock: float) -> None:
+        if self.game is None:  # loading failed: again, so that the start says why
+            self.load()
+        assert self.game is not None
         self.player.start(self.game, role, start_clock, play_clock)
 
     def play(self, fluents: tuple[str, ...], deadline: float) -> tuple[str, dict[str, Any]]:
-        move = self.player.play(self.game.state(fluents), deadline)
+        move = self.player.play(self.player.game.state(fluents), deadline)
         return str(move), self.player.info()
 
     def play_view(self, view: ViewText, deadline: float) -> tuple[str, dict[str, Any]]:
@@ -88,12 +96,13 @@ class _Inside:
         if method.endswith("_view"):
             getattr(self.player, method)(_view(where))  # type: ignore[arg-type]
         else:
-            getattr(self.player, method)(self.game.state(where))  # type: ignore[arg-type]
+            getattr(self.player, method)(self.player.game.state(where))  # type: ignore[arg-type]
 
 
 class IsolatedPlayer(Player):
     """``player`` run in a worker process of its own under ``limits``, with a game of its own loaded by
-    ``engine``. Each match starts a fresh process (:meth:`start`); :meth:`close` ends it."""
+    ``engine``. Each match has a fresh process, made by :meth:`prepare` (before the clocks, as the match
+    runner calls it) or else by :meth:`start`; :meth:`close` ends it."""
 
     def __init__(self, player: Player, engine: str = "auto", limits: Limits = DEFAULT_LIMITS) -> None:
         check_picklable(player)
@@ -103,18 +112,28 @@ class IsolatedPlayer(Player):
         self.engine = engine
         self.limits = limits
         self.worker: WorkerProcess | None = None
+        self._prepared: Game | None = None
 
     def __repr__(self) -> str:
         return f"<IsolatedPlayer {self.player!r}>"
 
-    def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
-        super().start(game, role, start_clock, play_clock)
+    def prepare(self, game: Game, role: str) -> None:
+        """Start the player's process for a match of ``game`` and load the game there, within the CPU
+        time loading may take (:data:`gdl.budget.LOAD_SECONDS`); raises :class:`ProtocolError` when the
+        process fails (then :meth:`start` fails too, and says why)."""
         self.close()
         rules = " ".join(game.spell(rule) for rule in game.checked.program.rules)
         inside = _Inside(self.player, rules, self.engine, game.name)
         self.worker = WorkerProcess(inside, self.limits, f"player of {role}")
+        self._prepared = game
         self.worker.start()
-        self.worker.call("start", start_clock, role, start_clock, play_clock)
+        self.worker.call("load", LOAD_SECONDS)
+
+    def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
+        super().start(game, role, start_clock, play_clock)
+        if self.worker is None or self._prepared is not game:
+            self.prepare(game, role)
+        self._worker().call("start", start_clock, role, start_clock, play_clock)
 
     def play(self, state: State, deadline: float) -> Term:
         return self._move("play", tuple(sorted(map(str, state.fluents()))), deadline)
@@ -153,4 +172,4 @@ class IsolatedPlayer(Player):
         """End the player's process (at once if it is still busy)."""
         if self.worker is not None:
             self.worker.close(wait=0.5)
-            self.worker = None
+            self.worker, self._prepared = None, None
