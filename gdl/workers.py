@@ -14,13 +14,17 @@ game with hidden information would find the true state among the referee's objec
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import multiprocessing.connection
 import os
+import pickle
 import resource
 import signal
+import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,8 +137,33 @@ def context() -> multiprocessing.context.ForkServerContext | multiprocessing.con
 def prepare_processes() -> None:
     """Start the fork server now (it imports gdl once), so that the first START does not wait for it."""
     process = context().Process(target=int)
-    process.start()
+    with _main_left_alone(int):
+        process.start()
     process.join()
+
+
+_MAIN_HIDDEN = threading.Lock()
+
+
+@contextlib.contextmanager
+def _main_left_alone(target: Any) -> Iterator[None]:
+    """Start a worker without running the main script again in it, unless ``target`` needs it (an object
+    of a class the script defines). multiprocessing would run the script again in every worker to
+    rebuild its main module; a script without an ``if __name__ == "__main__":`` guard would then start
+    over in every worker, and a worker only ever runs gdl's code."""
+    main = sys.modules.get("__main__")
+    pickled = pickle.dumps(target)
+    if main is None or b"__main__" in pickled or b"__mp_main__" in pickled:
+        yield
+        return
+    with _MAIN_HIDDEN:
+        hidden = {name: main.__dict__.pop(name) for name in ("__file__",) if name in main.__dict__}
+        spec, main.__spec__ = getattr(main, "__spec__", None), None
+        try:
+            yield
+        finally:
+            main.__dict__.update(hidden)
+            main.__spec__ = spec
 
 
 class WorkerProcess:
@@ -167,7 +196,8 @@ class WorkerProcess:
                 target=_serve, args=(child, self.target, self.limits, self.niceness), name=self.name,
                 daemon=True,
             )
-            self.process.start()
+            with _main_left_alone(self.target):
+                self.process.start()
         child.close()
 
     def call(self, method: str, cpu_seconds: float, *args: Any) -> Any:

@@ -4,6 +4,10 @@ its own."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from conftest import GAMES
 from peeking_player import Peeking
@@ -117,3 +121,17 @@ def test_play_and_tournament_isolate_gdl2_players_unless_told_otherwise(
     assert main(["tournament", str(monty), "-p", "random", "-n", "1", "--in-process"]) == 0
     assert started == ["player of candidate"] * 2
     capsys.readouterr()
+
+
+def test_a_script_without_a_main_guard_plays_isolated_players(tmp_path: Path) -> None:
+    # The players' processes run gdl's code only: the script does not start over in each of them.
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import gdl\nfrom gdl.match import Match\n"
+        f"game = gdl.load({str(GAMES / 'montyhall.kif')!r})\n"
+        "record = Match(game, {'candidate': 'random'}, seed=1).run()\n"
+        "print('errors', record.error_count('candidate'), record.completed)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and done.stdout.count("errors 0 True") == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
