@@ -47,3 +47,4 @@ def test_a_host_shows_only_what_is_public_unless_told_to_reveal(
     assert main([*argv, "--reveal"]) == 0
     out = capsys.readouterr().out
     assert "(car " in out and "hide_car" in out and "candidate played (choose " in out
+    assert main([*argv, "--in-process", "-q"]) == 0  # the local player in the host's process

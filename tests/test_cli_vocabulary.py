@@ -51,6 +51,7 @@ SHARED: dict[tuple[str, ...], tuple[Any, Any]] = {
     ("-j", "--jobs"): (positive_int, None),
     ("--cluster",): (None, None),
     ("-n", "--matches"): (positive_int, ANY),
+    ("--in-process",): (None, False),
 }
 #: Each command's own options, beyond the shared ones.
 OWN: dict[str, set[str]] = {
@@ -60,7 +61,7 @@ OWN: dict[str, set[str]] = {
     "solve": {"--method", "--iterations"},
     "convert": set(),
     "play": {"--reveal"},
-    "host": {"--grace"},
+    "host": {"--grace", "--reveal"},
     "serve": {"--port", "--host", "--name", "--margin", "--capacity", "--threads", "--cors", "--memory"},
     "tournament": set(),
     "bandits": {"--lp", "--kif", "--max-nodes"},

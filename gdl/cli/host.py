@@ -21,6 +21,7 @@ from gdl.cli._common import (
     add_clocks,
     add_command,
     add_engine_option,
+    add_in_process,
     add_json_options,
     add_max_steps,
     emit_json,
@@ -66,6 +67,7 @@ Exit status: 0 the match completed, 1 it was aborted, 2 unusable input.""",
         "--reveal", action="store_true",
         help="GDL-II: show every move, every player's percepts and the true state (not only what is public)",
     )
+    add_in_process(parser)
     add_engine_option(parser)
     parser.set_defaults(run=run)
 
@@ -106,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{game.name}: {shown}", flush=True)
         record = host(
             game, players, start_clock, play_clock, grace=args.grace, max_steps=args.max_steps,
-            seed=args.seed,
+            seed=args.seed, isolate=False if args.in_process else None,
             on_step=None if args.quiet or args.json else partial(
                 show_step, reveal=args.reveal, shown=game.players if args.reveal else ()
             ),

@@ -231,9 +231,11 @@ def host(
     max_steps: int | None = None,
     seed: int | None = None,
     on_step: Callable[[MatchRecord], None] | None = None,
+    isolate: bool | None = None,
 ) -> MatchRecord:
     """Run one match; ``players`` maps each role to a URL (``http://host:port``) or a local player
-    kind (``mcts:iterations=100``). STOP, or ABORT when the match is aborted, ends it for everyone."""
+    kind (``mcts:iterations=100``). STOP, or ABORT when the match is aborted, ends it for everyone.
+    ``isolate`` is :class:`gdl.match.Match`'s, for the local players."""
     if network is None:
         with Network() as own:
             return host(
@@ -246,6 +248,7 @@ def host(
                 max_steps=max_steps,
                 seed=seed,
                 on_step=on_step,
+                isolate=isolate,
             )
     if not (float(start_clock).is_integer() and float(play_clock).is_integer()):
         # Players such as ggp-base's cannot read a fraction: they drop START and answer busy.
@@ -285,6 +288,7 @@ def host(
         ask_forced=True,
         max_steps=max_steps,
         on_step=observe,
+        isolate=isolate,
     )
     try:
         record = match.run()
