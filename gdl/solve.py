@@ -105,12 +105,15 @@ class _Valuation:
     def __init__(self, game: Game, nodes: dict[State, _Node]) -> None:
         self.nodes = nodes
         self.chance = game.roles.index(game.chance_role) if game.chance_role is not None else None
-        self.outcomes: dict[State, dict[tuple[int, ...], list[State]]] = {}
-        for state, node in nodes.items():
-            if node.goals is None:
-                grouped = self.outcomes[state] = {}
-                for joint, child in node.children.items():
-                    grouped.setdefault(self.players_part(joint), []).append(child)
+        #: The inner states.
+        self.inner = [state for state, node in nodes.items() if node.goals is None]
+
+    def outcomes(self, state: State) -> dict[tuple[int, ...], list[State]]:
+        """The players' joint moves at an inner state, each with its successors (one per nature's move)."""
+        grouped: dict[tuple[int, ...], list[State]] = {}
+        for joint, child in self.nodes[state].children.items():
+            grouped.setdefault(self.players_part(joint), []).append(child)
+        return grouped
 
     def players_part(self, joint: tuple[int, ...]) -> tuple[int, ...]:
         """A joint move's indexes without nature's."""
@@ -173,7 +176,7 @@ def solve(
         return Solution(False, "", {}, [], len(nodes), time.monotonic() - started, reason)
     roles = game.players
     graph = _Valuation(game, nodes)
-    turn_taking = all(sum(len(m) > 1 for m in graph.choices(s)) <= 1 for s in graph.outcomes)
+    turn_taking = all(sum(len(m) > 1 for m in graph.choices(s)) <= 1 for s in graph.inner)
     sums = {sum(n.goals) for n in nodes.values() if n.goals is not None}
     constant_sum = len(sums) == 1
     notes = [
@@ -286,7 +289,7 @@ def _backward_induction(graph: _Valuation, order: list[State]) -> tuple[_Values,
             values[state], length[state] = node.goals, 0
             continue
         mover = next((r for r, m in enumerate(graph.choices(state)) if len(m) > 1), 0)
-        outcomes = graph.outcomes[state]
+        outcomes = graph.outcomes(state)
         expected = {joint: graph.expected(values, children) for joint, children in outcomes.items()}
         longest = {joint: max(length[c] for c in children) for joint, children in outcomes.items()}
         joint = max(outcomes, key=lambda j: (expected[j][mover], -longest[j]))
@@ -303,7 +306,7 @@ def _security(graph: _Valuation, order: list[State], role_count: int) -> tuple[_
         if node.goals is not None:
             values[state] = node.goals
             continue
-        expected = {joint: graph.expected(values, kids) for joint, kids in graph.outcomes[state].items()}
+        expected = {joint: graph.expected(values, kids) for joint, kids in graph.outcomes(state).items()}
         secured: list[Fraction | int] = []
         moves: list[int] = []
         for r in range(role_count):
@@ -330,7 +333,7 @@ def _mixed_minimax(
         if node.goals is not None:
             values[state] = node.goals
             continue
-        outcomes = graph.outcomes[state]
+        outcomes = graph.outcomes(state)
         rows, columns = (len(m) for m in graph.choices(state))
         payoff = [[graph.expected(values, outcomes[(i, j)])[0] for j in range(columns)] for i in range(rows)]
         value, row_strategy, column_strategy = solve_matrix_game(payoff)
