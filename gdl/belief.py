@@ -2,20 +2,21 @@
 
 A belief is kept by forward filtering: from the initial state, each step expands every state by every
 joint move in which the player makes its own move, and keeps the successors where the player would have
-seen exactly its percepts (and, when given, would have exactly its legal moves). The weight of a
-successor is the probability of reaching it, under an assumption that the player cannot avoid making:
-nature (``random``) picks uniformly among its legal moves, as GDL-II says, and **every other player also
-picks uniformly among its legal moves** (an opponent model, not a fact of the game). Equal states merge.
+been told exactly what it was (:func:`gdl.views.told`: its percepts in a GDL-II game) and, when given,
+would have exactly its legal moves. The weight of a successor is the probability of reaching it, under
+an assumption that the player cannot avoid making: nature (``random``) picks uniformly among its legal
+moves, as GDL-II says, and **every other player also picks uniformly among its legal moves** (an
+opponent model, not a fact of the game). Equal states merge.
 
 The weights matter. In Monty Hall, after the candidate chose door 1 and the host opened door 2, the car
 is behind door 3 with probability 2/3: the host had one choice there against two when the car is behind
 door 1.
 
 >>> import gdl
->>> game = gdl.load("games/tictactoe.kif")
->>> belief = Belief.initial(game, "oplayer").update("noop", [])
+>>> game = gdl.load("games/montyhall.kif")
+>>> belief = Belief.initial(game, "candidate").update("noop", [])
 >>> len(belief.states), belief.exact
-(9, True)
+(3, True)
 
 Exact filtering is bounded. Each state gets a share of :data:`EXPANSION_FACTOR` times ``max_states``
 joint moves to try (at least :data:`EXPANSION_FACTOR`): a state with more joint moves than its share is
@@ -38,7 +39,7 @@ from dataclasses import dataclass
 from gdl.errors import BeliefDepletedError, InconsistentViewError
 from gdl.game import Game, State, as_term
 from gdl.syntax.model import Term
-from gdl.views import View
+from gdl.views import View, told
 
 #: The default bound on the states a belief keeps.
 MAX_STATES = 1000
@@ -110,7 +111,7 @@ class Belief:
             else:
                 joints = _sampled_joints(state, self.role, own, share, rng)
             for joint, factor in joints:
-                if state.percepts(joint)[self.role] != seen:
+                if told(state, joint)[self.role] != seen:
                     continue
                 successor = state.next(joint)
                 if wanted is not None and frozenset(successor.legal_moves(self.role)) != wanted:

@@ -256,6 +256,11 @@ class State:
             return {role: frozenset() for role in game.roles}
         return dict(zip(game.roles, game.reasoner.sees(self._data, moves), strict=True))
 
+    def checked_joint(self, joint: JointLike) -> list[Term]:
+        """The moves of ``joint`` in :attr:`Game.roles` order, each checked to be legal here (as by
+        :meth:`next`)."""
+        return self._joint(joint)
+
     def _joint(self, joint: JointLike) -> list[Term]:
         """The moves of ``joint`` in role order, each checked to be legal here."""
         reasoner = self._game.reasoner

@@ -21,17 +21,19 @@ By default a role with exactly one legal move (e.g. ``noop`` while the other sid
 without asking its player, so that players sharing this process do not slow each other down;
 ``ask_forced=True`` asks every player every step, as GGP servers do.
 
-In a GDL-II game (:func:`gdl.players.tracking.plays_with_views`: nature or ``sees`` rules) nature, the
-role ``random``, has no player: the runner draws its move uniformly among its legal moves with the
-match's seeded random source. Each player is handed only its :class:`gdl.views.View` (its own moves,
-what it saw after each joint move, its legal moves), never the state (:meth:`Player.play_view`,
-:meth:`Player.stop_view`). The record still holds the true states, every joint move and each role's
-percepts per step.
+Nature, the role ``random``, has no player: the runner draws its move uniformly among its legal moves
+with the match's seeded random source. What each player is told follows :mod:`gdl.views`: in a GDL
+game (no ``sees`` rules) every role is told every joint move, nature's included, so a player is handed
+the state; in a GDL-II game (:func:`gdl.views.plays_with_views`) each player is handed only its
+:class:`gdl.views.View` (its own moves, what it was told after each joint move, its legal moves), never
+the state (:meth:`Player.play_view`, :meth:`Player.stop_view`). The record still holds the true states,
+every joint move and each role's percepts per step.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import itertools
 import queue
 import random
@@ -44,6 +46,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from gdl.engines import another_reasoner
 from gdl.engines.base import Charges, Reasoner, charges_one_by_one, depth_charge, depth_charges, random_walk
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.warm import warm_up
@@ -57,12 +60,13 @@ from gdl.errors import (
 )
 from gdl.game import Game, State
 from gdl.players.base import Player, PlayerLeft
+from gdl.players.isolated import IsolatedPlayer
 from gdl.players.registry import make_player
-from gdl.players.tracking import plays_with_views
 from gdl.syntax.model import Term
 from gdl.syntax.reader import parse_term
 from gdl.syntax.spelling import spell
-from gdl.views import View
+from gdl.views import View, plays_with_views, told
+from gdl.workers import prepare_processes
 
 #: One lock per reasoner object, shared by every match that uses it (see :class:`_LockedReasoner`).
 _LOCKS: weakref.WeakKeyDictionary[object, threading.Lock] = weakref.WeakKeyDictionary()
@@ -342,6 +346,13 @@ class Match:
     ``grace`` seconds beyond each deadline are allowed for thread scheduling; ``seed`` makes the random
     moves played for faulty players reproducible; ``max_steps`` aborts a match that runs too long;
     ``on_step(record)`` is called after every step (and once at the start) to show progress.
+
+    No player can reach the hidden state. A player in this process gets a game of its own (its own
+    reasoner and caches), never the referee's, and states of that game. ``isolate`` runs every player
+    that is not human (nor elsewhere already, as a player server is) in a process of its own instead
+    (:class:`gdl.players.isolated.IsolatedPlayer`): by default (None) in a GDL-II game, where a player
+    in the referee's process could still find the true state among the process's objects.
+    ``isolate=False`` plays them here, which is faster but unsafe with players that are not trusted.
     """
 
     def __init__(
@@ -356,6 +367,7 @@ class Match:
         ask_forced: bool = False,
         max_steps: int | None = None,
         on_step: Callable[[MatchRecord], None] | None = None,
+        isolate: bool | None = None,
     ) -> None:
         wanted = {
             game.roles[game.role_index(r)]: _player(p, None if seed is None else seed + i)
@@ -371,8 +383,15 @@ class Match:
             raise ValueError(f"roles {', '.join(shared)} share one player object; give each role its own")
         if start_clock <= 0 or play_clock <= 0:
             raise ValueError(f"clocks must be positive, got start {start_clock} and play {play_clock}")
+        if plays_with_views(game) if isolate is None else isolate:
+            engine = "compiled" if isinstance(_unlocked(game.reasoner), CompiledReasoner) else "datalog"
+            wanted = {
+                r: p if p.is_human or p.elsewhere else IsolatedPlayer(p, engine) for r, p in wanted.items()
+            }
         self.game = game
         self.players = wanted
+        #: The game each player is handed: its own, or the referee's for a player in its own process.
+        self._games: dict[str, Game] = {}
         self.start_clock = start_clock
         self.play_clock = play_clock
         self.grace = grace
@@ -397,22 +416,40 @@ class Match:
             humans=tuple(r for r in self.players if self.players[r].is_human),
             spellings=self.game.checked.program.spellings,
         )
+        isolated = {r: p for r, p in self.players.items() if isinstance(p, IsolatedPlayer)}
+        if isolated:
+            prepare_processes()  # before any clock runs: the fork server imports gdl once
+        for role, player in isolated.items():
+            # Each loads the game in its process before the clocks, as the referee has loaded it here.
+            with contextlib.suppress(ProtocolError):  # then its start fails, and the record says why
+                player.prepare(self.game, role)
+        self._games = {
+            r: self.game if isinstance(p, IsolatedPlayer) or p.elsewhere else _game_of_its_own(self.game)
+            for r, p in self.players.items()
+        }
         _use(self.game)
         try:
-            workers = {r: _Worker(r, self.game) for r in self.players}
+            workers = {r: _Worker(r, self._games[r]) for r in self.players}
             try:
                 self._play(record, workers)
             finally:
                 for worker in workers.values():
                     worker.close(self.grace)
+                for player in isolated.values():
+                    player.close()
         finally:
             _done_with(self.game)
         return record
 
+    def _seen_by(self, role: str, state: State) -> State:
+        """``state`` in the game of the player of ``role``."""
+        game = self._games[role]
+        return state if game is state.game else State(game, game.reasoner.from_fluents(state.fluents()))
+
     def _play(self, record: MatchRecord, workers: dict[str, _Worker]) -> None:
         game = self.game
         started = {
-            r: workers[r].submit(partial(p.start, game, r, self.start_clock, self.play_clock))
+            r: workers[r].submit(partial(p.start, self._games[r], r, self.start_clock, self.play_clock))
             for r, p in self.players.items()
         }
         start_codes: dict[str, str] = {}
@@ -446,7 +483,7 @@ class Match:
         ended = {}
         for role, player in self.players.items():
             if views is None:
-                end = partial(player.stop if record.completed else player.abort, state)
+                end = partial(player.stop if record.completed else player.abort, self._seen_by(role, state))
             else:
                 end = partial(player.stop_view if record.completed else player.abort_view, views[role])
             ended[role] = workers[role].submit(end)
@@ -462,7 +499,7 @@ class Match:
         deadline = time.monotonic() + self.play_clock
         asked = {
             r: workers[r].submit(
-                partial(player.play, state, deadline)
+                partial(player.play, self._seen_by(r, state), deadline)
                 if views is None
                 else partial(player.play_view, views[r], deadline)
             )
@@ -492,7 +529,7 @@ class Match:
         record.infos.append({r: _info(self.players[r]) for r in answers})
         if views is None:
             return state.next(joint)
-        percepts = state.percepts(joint)
+        percepts = told(state, joint)
         reached = state.next(joint)
         record.percepts.append({r: sorted(map(str, percepts[r])) for r in roles})
         for role, view in views.items():
@@ -532,6 +569,12 @@ class Match:
             else:
                 answers[role] = future.result()
         return answers, times
+
+
+def _game_of_its_own(game: Game) -> Game:
+    """``game`` with a reasoner of its own: what a player in the referee's process is handed, so that
+    the referee's reasoner (and the states in its caches) is out of the player's reach."""
+    return Game(game.checked, another_reasoner(_unlocked(game.reasoner), game.checked), game.name)
 
 
 def _player(player: Player | str, seed: int | None) -> Player:

@@ -20,8 +20,12 @@ depends on the kind of game, and :attr:`Solution.concept` says which:
 - otherwise (general-sum or more roles, simultaneous moves): each role's **security value**, the goal
   it can guarantee with pure strategies against every other role even if they see its move first.
 
-A GDL-II game (with nature, ``random``, or percepts, ``sees``) is not solved here: searching it as if
-every role saw the state would give a wrong value. Its value is that of an extensive-form game.
+Nature (the role ``random``) moves uniformly among its legal moves, so in a game with nature each joint
+move of the players is valued by the mean over nature's moves made with it (its expected goals): every
+concept above is then taken in expectation. A game without ``sees`` rules is played under GDL's
+protocol, where every role is told every joint move, nature's included (:mod:`gdl.views`), so searching
+its states is sound. A GDL-II game (with ``sees`` rules) is not solved here: searching it as if every
+role saw the state would give a wrong value. Its value is that of an extensive-form game.
 
 In turn-taking games ties are broken towards the shorter line of play, then towards the first move in
 KIF text order, so the principal variation of a single-player game is a shortest way to the best goal.
@@ -82,19 +86,57 @@ class Solution:
 
 
 class _Node:
-    """A reachable state: terminal goals, or each role's legal moves and the successor per joint move."""
+    """A reachable state: the players' terminal goals, or each role's legal moves (nature's included) and
+    the successor per joint move."""
 
     __slots__ = ("children", "goals", "moves")
 
-    def __init__(self, state: State, roles: tuple[str, ...]) -> None:
+    def __init__(self, state: State, game: Game) -> None:
         self.children: dict[tuple[int, ...], State] = {}
         if state.is_terminal():
             goals = state.goals()
-            self.goals: tuple[int, ...] | None = tuple(goals[r] for r in roles)
+            self.goals: tuple[int, ...] | None = tuple(goals[r] for r in game.players)
             self.moves: tuple[list[Term], ...] = ()
         else:
             self.goals = None
-            self.moves = tuple(state.legal_moves(r) for r in roles)
+            self.moves = tuple(state.legal_moves(r) for r in game.roles)
+
+
+class _Valuation:
+    """The players' view of the graph: each inner state's joint moves of the players (indexes over
+    :attr:`Game.players`), each with the successors nature's moves lead to, all equally likely."""
+
+    def __init__(self, game: Game, nodes: dict[State, _Node]) -> None:
+        self.nodes = nodes
+        self.chance = game.roles.index(game.chance_role) if game.chance_role is not None else None
+        #: The inner states.
+        self.inner = [state for state, node in nodes.items() if node.goals is None]
+
+    def outcomes(self, state: State) -> dict[tuple[int, ...], list[State]]:
+        """The players' joint moves at an inner state, each with its successors (one per nature's move)."""
+        grouped: dict[tuple[int, ...], list[State]] = {}
+        for joint, child in self.nodes[state].children.items():
+            grouped.setdefault(self.players_part(joint), []).append(child)
+        return grouped
+
+    def players_part(self, joint: tuple[int, ...]) -> tuple[int, ...]:
+        """A joint move's indexes without nature's."""
+        return joint if self.chance is None else joint[: self.chance] + joint[self.chance + 1 :]
+
+    def choices(self, state: State) -> tuple[list[Term], ...]:
+        """The players' legal moves at an inner state."""
+        moves = self.nodes[state].moves
+        return moves if self.chance is None else moves[: self.chance] + moves[self.chance + 1 :]
+
+    @staticmethod
+    def expected(values: _Values, children: list[State]) -> tuple[Fraction | int, ...]:
+        """The mean of the successors' values: nature picks each of its moves with equal chance."""
+        if len(children) == 1:
+            return values[children[0]]
+        width = len(values[children[0]])
+        return tuple(
+            sum((Fraction(values[c][i]) for c in children), Fraction(0)) / len(children) for i in range(width)
+        )
 
 
 class _OutOfBudget(Exception):
@@ -121,12 +163,13 @@ def solve(
     ``progress(states, seconds)`` is called about every :data:`PROGRESS_EVERY` states expanded.
     """
     started = time.monotonic()
-    if game.chance_role is not None or game.has_percepts:
-        return Solution(False, "", {}, [], 0, time.monotonic() - started, _imperfect_information(game))
+    if game.has_percepts:
+        return Solution(False, "", {}, [], 0, time.monotonic() - started, _imperfect_information())
     root = game.initial_state() if start is None else start
     if root.game is not game:
         raise ValueError("solve: the start state belongs to another game")
-    if getattr(game.reasoner, "net", None) is None or (max_states is not None and max_states <= SMALL_GAME):
+    native = getattr(game.reasoner, "net", None) is not None and game.chance_role is None
+    if not native or (max_states is not None and max_states <= SMALL_GAME):
         return _searched(game, root, started, budget, max_states, progress)
     # A small game is searched at once; a larger one goes to the native solver, whose kernels take a
     # moment to load (the search's states so far are a small part of its work).
@@ -163,36 +206,38 @@ def _searched(
     except GameDefinitionError as problem:
         reason = f"not solved: the rules break GDL: {problem}"
         return Solution(False, "", {}, [], len(nodes), time.monotonic() - started, reason)
-    roles = game.roles
-    inner = [n for n in nodes.values() if n.goals is None]
-    turn_taking = all(sum(len(m) > 1 for m in n.moves) <= 1 for n in inner)
+    roles = game.players
+    graph = _Valuation(game, nodes)
+    turn_taking = all(sum(len(m) > 1 for m in graph.choices(s)) <= 1 for s in graph.inner)
     sums = {sum(n.goals) for n in nodes.values() if n.goals is not None}
     constant_sum = len(sums) == 1
     notes = [
         f"{len(roles)} role(s); {'turn-taking' if turn_taking else 'simultaneous moves'}; "
         f"{'constant-sum' if constant_sum else 'general-sum'} goals"
     ]
+    if graph.chance is not None:
+        notes.append("nature (role 'random') moves uniformly: every value is an expected goal")
     if turn_taking:
         concept = BEST_GOAL if len(roles) == 1 else MINIMAX if len(roles) == 2 and constant_sum else (
             BACKWARD_INDUCTION
         )
-        values, choice = _backward_induction(nodes, order)
+        values, choice = _backward_induction(graph, order)
     elif len(roles) == 2 and constant_sum:
         concept = MIXED_MINIMAX
-        values, choice, strategies = _mixed_minimax(nodes, order, sums.pop())
+        values, choice, strategies = _mixed_minimax(graph, order, sums.pop())
     else:
         concept = SECURITY
-        values, choice = _security(nodes, order, len(roles))
-    pv = _principal_variation(game, nodes, choice, root)
+        values, choice = _security(graph, order, len(roles))
+    pv = _principal_variation(game, graph, choice, root)
     solution = Solution(
         True, concept, {r: _number(v) for r, v in zip(roles, values[root], strict=True)}, pv, len(nodes),
         time.monotonic() - started, notes=notes,
         exact_value={r: str(Fraction(v)) for r, v in zip(roles, values[root], strict=True)},
     )
     if concept == MIXED_MINIMAX:
-        node = nodes[root]
+        moves = graph.choices(root)
         solution.strategies = {
-            role: {str(move): float(p) for move, p in zip(node.moves[r], strategies[r], strict=True) if p}
+            role: {str(move): float(p) for move, p in zip(moves[r], strategies[r], strict=True) if p}
             for r, role in enumerate(roles)
         }
     return solution
@@ -238,13 +283,9 @@ def _solved_natively(
     )
 
 
-def _imperfect_information(game: Game) -> str:
-    what = [
-        *(["nature (role 'random')"] if game.chance_role is not None else []),
-        *(["percepts ('sees')"] if game.has_percepts else []),
-    ]
+def _imperfect_information() -> str:
     return (
-        f"not solved: a GDL-II game with {' and '.join(what)}; perfect-information search would value it "
+        "not solved: a GDL-II game with percepts ('sees'); perfect-information search would value it "
         "as if every role saw the state (its value is that of an extensive-form game)"
     )
 
@@ -276,7 +317,7 @@ def _explore(
     def enter(state: State) -> None:
         if time.monotonic() > stop_at or (max_states is not None and len(nodes) >= max_states):
             raise _OutOfBudget
-        node = _Node(state, roles)
+        node = _Node(state, game)
         nodes[state] = node
         if progress is not None and len(nodes) % PROGRESS_EVERY == 0:
             progress(len(nodes), time.monotonic() - started)
@@ -309,38 +350,42 @@ _Values = dict[State, tuple[Fraction | int, ...]]
 _Choices = dict[State, tuple[int, ...]]
 
 
-def _backward_induction(nodes: dict[State, _Node], order: list[State]) -> tuple[_Values, _Choices]:
-    """Turn-taking values: the role to move picks the successor best for itself, shorter lines first."""
+def _backward_induction(graph: _Valuation, order: list[State]) -> tuple[_Values, _Choices]:
+    """Turn-taking values: the role to move picks the successor (in expectation over nature's moves) best
+    for itself, shorter lines first."""
     values: _Values = {}
     length: dict[State, int] = {}
     choice: _Choices = {}
     for state in order:
-        node = nodes[state]
+        node = graph.nodes[state]
         if node.goals is not None:
             values[state], length[state] = node.goals, 0
             continue
-        mover = next((r for r, m in enumerate(node.moves) if len(m) > 1), 0)
-        joint = max(node.children, key=lambda j: (values[node.children[j]][mover], -length[node.children[j]]))
-        child = node.children[joint]
-        values[state], length[state], choice[state] = values[child], length[child] + 1, joint
+        mover = next((r for r, m in enumerate(graph.choices(state)) if len(m) > 1), 0)
+        outcomes = graph.outcomes(state)
+        expected = {joint: graph.expected(values, children) for joint, children in outcomes.items()}
+        longest = {joint: max(length[c] for c in children) for joint, children in outcomes.items()}
+        joint = max(outcomes, key=lambda j: (expected[j][mover], -longest[j]))
+        values[state], length[state], choice[state] = expected[joint], longest[joint] + 1, joint
     return values, choice
 
 
-def _security(nodes: dict[State, _Node], order: list[State], role_count: int) -> tuple[_Values, _Choices]:
+def _security(graph: _Valuation, order: list[State], role_count: int) -> tuple[_Values, _Choices]:
     """Each role's max-min goal with the others answering its move; the choice is each role's own."""
     values: _Values = {}
     choice: _Choices = {}
     for state in order:
-        node = nodes[state]
+        node = graph.nodes[state]
         if node.goals is not None:
             values[state] = node.goals
             continue
+        expected = {joint: graph.expected(values, kids) for joint, kids in graph.outcomes(state).items()}
         secured: list[Fraction | int] = []
         moves: list[int] = []
         for r in range(role_count):
             worst_after: dict[int, Fraction | int] = {}
-            for joint, child in node.children.items():
-                value = values[child][r]
+            for joint, outcome in expected.items():
+                value = outcome[r]
                 worst_after[joint[r]] = min(worst_after.get(joint[r], 101), value)
             best = max(worst_after, key=lambda i: (worst_after[i], -i))
             secured.append(worst_after[best])
@@ -350,19 +395,20 @@ def _security(nodes: dict[State, _Node], order: list[State], role_count: int) ->
 
 
 def _mixed_minimax(
-    nodes: dict[State, _Node], order: list[State], constant: int
+    graph: _Valuation, order: list[State], constant: int
 ) -> tuple[_Values, _Choices, tuple[list[Fraction], list[Fraction]]]:
-    """Two constant-sum roles: solve the matrix game of the successors' values at every state."""
+    """Two constant-sum roles: solve the matrix game of the successors' (expected) values at every state."""
     values: _Values = {}
     choice: _Choices = {}
     strategies: tuple[list[Fraction], list[Fraction]] = ([], [])
     for state in order:
-        node = nodes[state]
+        node = graph.nodes[state]
         if node.goals is not None:
             values[state] = node.goals
             continue
-        rows, columns = (len(m) for m in node.moves)
-        payoff = [[values[node.children[(i, j)]][0] for j in range(columns)] for i in range(rows)]
+        outcomes = graph.outcomes(state)
+        rows, columns = (len(m) for m in graph.choices(state))
+        payoff = [[graph.expected(values, outcomes[(i, j)])[0] for j in range(columns)] for i in range(rows)]
         value, row_strategy, column_strategy = solve_matrix_game(payoff)
         values[state] = (value, constant - value)
         choice[state] = (_most_probable(row_strategy), _most_probable(column_strategy))
@@ -425,12 +471,14 @@ def _unit(size: int, index: int) -> list[Fraction]:
 
 
 def _principal_variation(
-    game: Game, nodes: dict[State, _Node], choice: _Choices, state: State
+    game: Game, graph: _Valuation, choice: _Choices, state: State
 ) -> list[dict[str, str]]:
-    """The joint moves from ``state`` when every role follows the chosen moves."""
+    """The joint moves from ``state`` when every player follows the chosen moves (and nature plays its
+    first legal move)."""
     line = []
     while state in choice:
-        node, joint = nodes[state], choice[state]
+        node = graph.nodes[state]
+        joint = next(j for j in node.children if graph.players_part(j) == choice[state])
         line.append({role: str(m[i]) for role, m, i in zip(game.roles, node.moves, joint, strict=True)})
         state = node.children[joint]
     return line

@@ -86,17 +86,20 @@ def _load(text: str, file: str, engine: str) -> gdl.Game:
 
 def play_one(
     text: str, file: str, engine: str, start_clock: float, play_clock: float, max_steps: int | None,
-    specs: list[str], seed: int | None, keep_record: bool = False,
+    isolate: bool | None, specs: list[str], seed: int | None, keep_record: bool = False,
 ) -> dict[str, Any]:
-    """One match of the game ``text`` (named ``file``); ``specs`` are in role order. The game travels as
-    text, since a cluster's workers need not share the driver's files; the summary is small, unless
-    ``keep_record`` adds the whole record (ggp-base JSON) as ``record``."""
+    """One match of the game ``text`` (named ``file``); ``specs`` are in role order, ``isolate`` as for
+    :class:`gdl.match.Match`. The game travels as text, since a cluster's workers need not share the
+    driver's files; the summary is small, unless ``keep_record`` adds the whole record (ggp-base JSON)
+    as ``record``."""
     game = _load(text, file, engine)
     players = {
         role: make_player(spec, None if seed is None else seed * 100 + index)
         for index, (role, spec) in enumerate(zip(game.players, specs, strict=True))
     }
-    record = Match(game, players, start_clock, play_clock, seed=seed, max_steps=max_steps).run()
+    record = Match(
+        game, players, start_clock, play_clock, seed=seed, max_steps=max_steps, isolate=isolate
+    ).run()
     summary: dict[str, Any] = {
         "players": specs,
         "goals": [record.goals[r] for r in game.players] if record.completed else None,
@@ -132,6 +135,7 @@ def run_tournament(
     backend: Backend[Any] | None = None,
     max_steps: int | None = None,
     on_match: Callable[[int, dict[str, Any] | None, TournamentResult], None] | None = None,
+    isolate: bool | None = None,
 ) -> TournamentResult:
     """Play ``matches`` matches of the game in ``path`` between ``specs`` (one per role, in role order,
     or ``ROLE=SPEC`` for the role a player takes in the first match); a match that has not ended after
@@ -142,6 +146,8 @@ def run_tournament(
     ``on_match(i, record, so_far)`` is called as match ``i`` ends, with its record (ggp-base JSON; None
     when it was lost) and the tournament so far (unfinished matches are ``None`` in ``so_far.matches``).
     Ctrl-C stops the matches under way and gives the result of those played before (``interrupted``).
+    ``isolate`` is :class:`gdl.match.Match`'s: by default each player of a GDL-II game runs in a process
+    of its own; False plays them in their match's process (faster, unsafe with untrusted players).
     """
     text = Path(path).read_text(encoding="utf-8")
     game = _load(text, path, engine)
@@ -167,7 +173,7 @@ def run_tournament(
     with contextlib.ExitStack() as stack:
         if backend is None:
             backend = stack.enter_context(Processes(jobs))
-        common = (text, path, engine, start_clock, play_clock, max_steps)
+        common = (text, path, engine, start_clock, play_clock, max_steps, isolate)
         outcomes = backend.map(play_one, calls, common=common, cpus=thinking_players(specs))
         try:
             for done, outcome in enumerate(outcomes, 1):

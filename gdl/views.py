@@ -1,9 +1,21 @@
-"""What one player of a GDL-II game knows: its own moves, its percepts after each step, its legal moves.
+"""What each role is told after each step, and what one player knows: its view.
 
-In GDL-II a player never sees the state nor the others' moves; after each joint move it is told only
-its percepts, ``(sees ROLE PERCEPT)``. Its view is everything it can know, and in a well-formed game its
-legal moves depend only on its view. :meth:`View.information_state` names the view by a canonical string,
-the information-set key of the extensive form.
+**The information model** (:func:`told`, :func:`plays_with_views`), used by every part of gdl that
+plays, solves or steps a game (the match runner, the protocol, the extensive form, the environments,
+the solvers). It is the GGP world's:
+
+- A game without any ``sees`` rule is played under GDL's protocol: after each step every role is told
+  the whole joint move, nature's (``random``'s) included, as the GGP protocol's PLAY message carries it.
+  From the joint moves a player works out every state, so tools may hand such a player the state.
+- A game with ``sees`` rules is GDL-II: after each step a role is told only its percepts, the
+  ``(sees ROLE PERCEPT)`` that hold, never the state nor the others' moves; a role no ``sees`` rule names
+  is told nothing (the Dresden GameController's PLAY carries the turn, the player's own last move and its
+  percepts, NIL when it has none).
+
+A player's :class:`View` is its own moves, what it was told after each of them and its legal moves now:
+everything it can know (in a well-formed game its legal moves depend only on its view).
+:meth:`View.information_state` names the view by a canonical string, the information-set key of the
+extensive form.
 
 >>> import gdl
 >>> game = gdl.load("games/tictactoe.kif")
@@ -19,8 +31,35 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gdl.game import State, as_term
-from gdl.syntax.model import Term
+from gdl.game import Game, JointLike, State, as_term
+from gdl.syntax.model import Constant, Function, Term
+
+
+def plays_with_views(game: Game) -> bool:
+    """Whether the players of ``game`` are told only their percepts (GDL-II: it has ``sees`` rules), and
+    so are handed views; in any other game every role is told every joint move, and knows the state."""
+    return game.has_percepts
+
+
+def told(state: State, joint: JointLike) -> dict[str, frozenset[Term]]:
+    """What each role (nature included) is told after ``joint`` is played in ``state``: its percepts in
+    a GDL-II game, in a GDL game the whole joint move as ``(does ROLE MOVE)`` terms (see the module
+    docstring). The moves are checked as by :meth:`State.next`.
+
+    >>> import gdl
+    >>> game = gdl.load("games/tictactoe.kif")
+    >>> seen = told(game.initial_state(), {"xplayer": "(mark 1 1)", "oplayer": "noop"})
+    >>> sorted(map(str, seen["oplayer"]))
+    ['(does oplayer noop)', '(does xplayer (mark 1 1))']
+    """
+    game = state.game
+    if plays_with_views(game):
+        return state.percepts(joint)
+    moves = state.checked_joint(joint)
+    everything = frozenset(
+        Function("does", (Constant(role), move)) for role, move in zip(game.roles, moves, strict=True)
+    )
+    return dict.fromkeys(game.roles, everything)
 
 
 def _sorted(terms: Iterable[Term]) -> tuple[Term, ...]:

@@ -71,7 +71,9 @@ def test_a_player_who_sees_nothing_weighs_every_opponent_move() -> None:
 
 
 def test_past_the_budget_the_belief_is_sampled() -> None:
-    game = gdl.load("games/tictactoe.kif", "datalog")
+    # tictactoe where oplayer is told nothing (a sees rule for xplayer only makes it GDL-II)
+    text = Path("games/tictactoe.kif").read_text() + "(<= (sees xplayer (turn ?p)) (true (control ?p)))"
+    game = gdl.parse(text, "datalog")
     belief = Belief.initial(game, "oplayer").update("noop", [])
     sampled = belief.update("(mark 1 1)", [], max_states=3, rng=random.Random(5))
     assert not sampled.exact and 1 <= len(sampled.states) <= 3

@@ -55,6 +55,7 @@ SHARED: dict[tuple[str, ...], tuple[Any, Any]] = {
     ("--cluster",): (None, None),
     ("-n", "--matches"): (positive_int, ANY),
     ("--view",): (port_number, None),
+    ("--in-process",): (None, False),
 }
 #: Each command's own options, beyond the shared ones.
 OWN: dict[str, set[str]] = {
@@ -64,7 +65,7 @@ OWN: dict[str, set[str]] = {
     "solve": {"--method", "--iterations"},
     "convert": set(),
     "play": {"--reveal"},
-    "host": {"--grace"},
+    "host": {"--grace", "--reveal"},
     "serve": {"--port", "--host", "--name", "--margin", "--capacity", "--threads", "--cors", "--memory"},
     "tournament": set(),
     "bandits": {"--lp", "--kif", "--max-nodes"},

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import gdl
 from gdl.errors import ProtocolError
 from gdl.protocol.messages import parse_message
-from gdl.protocol.workers import LimitExceeded, Limits, run_limited
+from gdl.workers import LimitExceeded, Limits, run_limited
 
 #: The budget each fuzzed game gets (CPU seconds), and the memory of its worker.
 BUDGET = 3.0

@@ -18,7 +18,7 @@ import gdl
 from gdl.engines.base import depth_charge
 from gdl.errors import UnknownRoleError
 from gdl.game import Game, State
-from gdl.match import Match, MatchRecord
+from gdl.match import Match, MatchRecord, _LockedReasoner
 from gdl.players import Player, make_player
 from gdl.players.human import HumanPlayer
 from gdl.syntax.model import Term
@@ -187,17 +187,19 @@ def test_the_game_is_given_back_unchanged_after_a_match() -> None:
 def test_a_stuck_player_keeps_the_lock_until_its_thread_ends() -> None:
     game = gdl.load(GAMES / "tictactoe.kif", engine="datalog")
     reasoner, release = game.reasoner, threading.Event()
+    blocked = Blocked(release)
     try:
-        players = {"xplayer": Blocked(release), "oplayer": make_player("legal")}
-        record = Match(game, players, play_clock=0.05).run()
-        assert record.completed and game.reasoner is not reasoner  # the stuck call may still use the game
+        record = Match(game, {"xplayer": blocked, "oplayer": make_player("legal")}, play_clock=0.05).run()
+        assert record.completed and game.reasoner is reasoner  # the referee's game is as it was given
+        own = blocked.game  # the player's game of its own, which the stuck call may still use
+        assert own is not game and isinstance(own.reasoner, _LockedReasoner)
     finally:
         release.set()
     for _ in range(200):
-        if game.reasoner is reasoner:
+        if not isinstance(own.reasoner, _LockedReasoner):
             break
         time.sleep(0.01)
-    assert game.reasoner is reasoner
+    assert not isinstance(own.reasoner, _LockedReasoner)
 
 
 def test_errors_at_the_start_are_recorded_and_the_match_goes_on(tictactoe: Game) -> None:
@@ -331,20 +333,24 @@ def _games(name: str) -> Game:
 @pytest.mark.parametrize("engine", ["compiled", "datalog"])
 def test_players_in_a_match_get_the_reasoners_own_playouts(engine: str) -> None:
     game = gdl.load(GAMES / "tictactoe.kif", engine=engine)
-    reasoner = game.reasoner
-    native = getattr(reasoner, "depth_charge", None)
+    native = getattr(game.reasoner, "depth_charge", None)
     calls: list[int] = []
-    if native is not None:
-
-        def counted(state: object, rng: random.Random, max_depth: int) -> tuple[object, int, bool]:
-            calls.append(max_depth)
-            return native(state, rng, max_depth)  # type: ignore[no-any-return]
-
-        reasoner.depth_charge = counted  # type: ignore[attr-defined]
     ends: list[tuple[bool, bool]] = []
 
     class Roller(Player):
         name = "roller"
+
+        def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
+            super().start(game, role, start_clock, play_clock)
+            own = game.reasoner.unlocked  # type: ignore[attr-defined]  # its own reasoner, locked
+            playout = getattr(own, "depth_charge", None)
+            if playout is not None:
+
+                def counted(state: object, rng: random.Random, max_depth: int) -> tuple[object, int, bool]:
+                    calls.append(max_depth)
+                    return playout(state, rng, max_depth)  # type: ignore[no-any-return]
+
+                own.depth_charge = counted
 
         def play(self, state: State, deadline: float) -> Term:
             locked = state.game.reasoner

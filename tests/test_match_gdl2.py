@@ -33,10 +33,11 @@ def test_a_player_is_handed_its_own_moves_and_percepts_and_nothing_else(name: st
     game = _game(name)
     for seed in range(3):
         players = {role: Recording(seed * 10 + i) for i, role in enumerate(game.players)}
-        record = Match(game, players, play_clock=5, seed=seed, ask_forced=True).run()
+        # In this process (the recordings are read here), each with a game of its own.
+        record = Match(game, players, play_clock=5, seed=seed, ask_forced=True, isolate=False).run()
         assert record.completed, record.abort_reason
         for role, player in players.items():
-            assert player.calls[0][1] == (game, role, 10.0, 5.0)
+            assert player.calls[0][1][0] is not game and player.calls[0][1][1:] == (role, 10.0, 5.0)
             check_calls(player, record, role, game)
         # The referee's record has the truth: every joint move, nature's included, and each role's percepts.
         assert all(set(step) == set(game.roles) for step in record.moves)
@@ -46,7 +47,7 @@ def test_a_player_is_handed_its_own_moves_and_percepts_and_nothing_else(name: st
 def test_percepts_differ_between_roles_and_hide_the_state() -> None:
     game = _game("kriegtictactoe")
     players = {role: Recording(i) for i, role in enumerate(game.players)}
-    record = Match(game, players, play_clock=5, seed=4, ask_forced=True).run()
+    record = Match(game, players, play_clock=5, seed=4, ask_forced=True, isolate=False).run()
     seen = {role: {p for step in record.percepts for p in step[role]} for role in game.players}
     # Each role sees only its own tries' results and that its turn has come: never a cell of the board.
     for percepts in seen.values():
@@ -59,7 +60,7 @@ def test_nature_moves_uniformly_and_reproducibly_with_the_match_seed() -> None:
     game = _game("montyhall")
     hidden: Counter[str] = Counter()
     for seed in range(300):
-        record = Match(game, {"candidate": make_player("random", seed)}, seed=seed).run()
+        record = Match(game, {"candidate": make_player("random", seed)}, seed=seed, isolate=False).run()
         hidden[record.moves[0]["random"]] += 1
         assert record.players["random"] == "nature" and "random" not in record.goals
     assert set(hidden) == {"(hide_car 1)", "(hide_car 2)", "(hide_car 3)"}
@@ -116,7 +117,8 @@ def _wins(kind: str, matches: int) -> tuple[int, int]:
     for seed in range(matches):
         # The player's generator must not be nature's: seeded alike, the two would draw alike, and the
         # candidate's first door would be correlated with the car's.
-        record = Match(game, {"candidate": make_player(kind, 100_000 + seed)}, seed=seed).run()
+        player = make_player(kind, 100_000 + seed)
+        record = Match(game, {"candidate": player}, seed=seed, isolate=False).run()
         wins += record.goals["candidate"] == 100
         switches += record.moves[3]["candidate"] == "switch"
     return wins, switches
@@ -148,7 +150,7 @@ def test_hyperplay_does_no_worse_than_random_at_kuhn_poker() -> None:
         total = 0
         for seed in range(matches):
             players = {seat: make_player(kind, seed), other: make_player("random", 1000 + seed)}
-            total += Match(game, players, seed=seed).run().goals[seat]
+            total += Match(game, players, seed=seed, isolate=False).run().goals[seat]
         return total / matches
 
     for seat in game.players:

@@ -19,7 +19,7 @@ from gdl.budget import BudgetExceededError
 from gdl.errors import GameTooLargeError
 from gdl.players import make_player
 from gdl.protocol.server import PlayerServer
-from gdl.protocol.workers import LimitExceeded, Limits, WorkerProcess, run_limited
+from gdl.workers import LimitExceeded, Limits, WorkerProcess, run_limited
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 TICTACTOE = (GAMES / "tictactoe.kif").read_text()

@@ -166,6 +166,16 @@ def add_engine_option(parser: argparse.ArgumentParser, *extra: str) -> None:
     )
 
 
+def add_in_process(parser: argparse.ArgumentParser) -> None:
+    """The ``--in-process`` option of commands that play matches: programs playing a GDL-II game run in
+    gdl's own process instead of each in a process of its own."""
+    parser.add_argument(
+        "--in-process", action="store_true",
+        help="GDL-II: play the programs in gdl's own process (faster; unsafe with programs that are not "
+        "trusted, which could read the hidden state there)",
+    )
+
+
 def output_file(text: str) -> str:
     """An argparse type: a file to write, refused at once (not after the work) when its folder is
     missing or not writable; ``-`` is standard output."""

@@ -5,20 +5,23 @@ Each role is played by a player server at a URL (``http://host:port``, e.g. one 
 PLAY per step and STOP (ABORT if the match is aborted); a late, failed or illegal reply is replaced by
 a random legal move and recorded as an error. ``-o FILE`` saves the match in the ggp-base format.
 
-A GDL-II game (with nature, the role ``random``, or ``sees`` rules) is played as the Dresden
-GameController plays it: nature's moves are drawn by the manager (``--seed``), and each player is sent
-only its own last move and its percepts. Nature gets no ``--player``.
+Nature, the role ``random``, gets no ``--player``: its moves are drawn by the manager (``--seed``). A
+GDL-II game (one with ``sees`` rules) is played as the Dresden GameController plays it: each player is
+sent only its own last move and its percepts, and the host shows only what is public (the steps and
+the goals at the end); ``--reveal`` shows every move, every player's percepts and the true state.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 
 from gdl.cli._common import (
     add_clocks,
     add_command,
     add_engine_option,
+    add_in_process,
     add_json_options,
     add_max_steps,
     emit_json,
@@ -64,6 +67,11 @@ Exit status: 0 the match completed, 1 it was aborted, 2 unusable input.""",
     add_json_options(parser, "the match record (ggp-base JSON)", file_was_json=True)
     parser.add_argument("--quiet", "-q", action="store_true", help="show only the result")
     parser.add_argument("--verbose", "-v", action="store_true", help="log every message and reply")
+    parser.add_argument(
+        "--reveal", action="store_true",
+        help="GDL-II: show every move, every player's percepts and the true state (not only what is public)",
+    )
+    add_in_process(parser)
     add_engine_option(parser)
     add_view_option(parser, "the match")
     parser.set_defaults(run=run)
@@ -97,7 +105,10 @@ def run(args: argparse.Namespace) -> int:
             shown = ", ".join(f"{role} = {spec}" for role, spec in players.items())
             print(f"{game.name}: {shown}", flush=True)
         viewer = None if args.view is None else MatchViewer(game, args.game, args.view)
-        hooks = [h for h in (None if args.quiet or args.json else show_step, viewer and viewer.on_step) if h]
+        printer = None if args.quiet or args.json else partial(
+            show_step, reveal=args.reveal, shown=game.players if args.reveal else ()
+        )
+        hooks = [h for h in (printer, viewer and viewer.on_step) if h]
 
         def on_step(record: MatchRecord) -> None:
             for hook in hooks:
@@ -105,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
 
         record = host(
             game, players, start_clock, play_clock, grace=args.grace, max_steps=args.max_steps,
-            seed=args.seed, on_step=on_step,
+            seed=args.seed, isolate=False if args.in_process else None, on_step=on_step,
         )
     except (PlayerSpecError, UnknownRoleError, HintsError, ViewerError) as problem:
         print(f"gdl host: {problem}", file=sys.stderr)

@@ -4,20 +4,26 @@ Each step prints the joint move and then the state: fluents like ``(cell x y v)`
 (first argument across, second up), the other fluents are listed sorted. Roles without a
 ``--player`` are played by ``random``. ``-o FILE`` saves the match in the ggp-base format.
 
-In a GDL-II game (with nature, the role random, or sees rules) each step prints instead what each player
-knows: its move and what it saw (only the human players' views when people play); ``--reveal`` also
-prints nature's moves and the true state. Nature gets no ``--player``: the match draws its moves.
+In a GDL-II game (one with sees rules) each step prints instead what each player
+knows: its move and what it saw (only the human player's view when one person plays, nobody's when
+several people share the terminal: each then sees its own view at its turn, after a prompt to hand the
+terminal over); ``--reveal`` also prints nature's moves and the true state. Nature gets no ``--player``:
+the match draws its moves. The programs playing a GDL-II game run each in a process of its own, out of
+reach of the hidden state; ``--in-process`` plays them in gdl's own process, which is faster but unsafe
+with programs that are not trusted (they could read the hidden state there).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 
 from gdl.cli._common import (
     add_clocks,
     add_command,
     add_engine_option,
+    add_in_process,
     add_json_options,
     add_max_steps,
     emit_json,
@@ -27,8 +33,9 @@ from gdl.errors import PlayerSpecError, UnknownRoleError
 from gdl.game import Game, State
 from gdl.match import Match, MatchRecord
 from gdl.players import PLAYER_KINDS, Player, assign_roles, make_player
-from gdl.players.tracking import plays_with_views
+from gdl.players.human import HumanPlayer
 from gdl.render import render
+from gdl.views import plays_with_views
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -61,6 +68,7 @@ Exit status: 0 the match completed, 1 it was aborted, 2 unusable input.""",
         "--reveal", action="store_true",
         help="GDL-II: also show nature's moves and the true state, not only what each player knows",
     )
+    add_in_process(parser)
     add_engine_option(parser)
     parser.set_defaults(run=run)
 
@@ -87,9 +95,13 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         players = assign_players(game, args.player, args.seed)
+        humans = [p for p in players.values() if isinstance(p, HumanPlayer)]
+        if plays_with_views(game) and len(humans) > 1:  # people sharing the terminal take turns at it
+            for human in humans:
+                human.hand_over = True
         match = Match(
             game, players, args.start_clock, args.play_clock, seed=args.seed,
-            max_steps=args.max_steps, on_step=on_step,
+            max_steps=args.max_steps, on_step=on_step, isolate=False if args.in_process else None,
         )
     except (PlayerSpecError, UnknownRoleError, ValueError) as problem:
         print(f"gdl play: {problem}", file=sys.stderr)
@@ -123,12 +135,16 @@ def print_result(record: MatchRecord) -> None:
         print("errors: " + ", ".join(f"{record.spell(role)} {count}" for role, count in errors.items()))
 
 
-def show_step(record: MatchRecord, *, reveal: bool = True) -> None:
+def show_step(record: MatchRecord, *, reveal: bool = True, shown: Sequence[str] | None = None) -> None:
     """Print the last step of ``record``: its joint move and errors, then the state reached. In a GDL-II
-    game, what each player knows (only the humans, when people play), and the rest only if ``reveal``."""
+    game, what the ``shown`` players know (by default: the human player's view when one person plays,
+    nobody's when several do, every player's when none does), and the rest only if ``reveal``."""
     game = record.states[0].game
     if plays_with_views(game):
-        _show_views(record, reveal)
+        if shown is None:
+            humans = [role for role in game.players if role in record.humans]
+            shown = [] if len(humans) > 1 else humans or list(game.players)
+        _show_views(record, reveal, shown)
         return
     if record.moves:
         step = len(record.moves)
@@ -156,17 +172,15 @@ def show_step(record: MatchRecord, *, reveal: bool = True) -> None:
     sys.stdout.flush()
 
 
-def _show_views(record: MatchRecord, reveal: bool) -> None:
+def _show_views(record: MatchRecord, reveal: bool, shown: Sequence[str]) -> None:
     """A GDL-II step: each shown player's move and percepts; nature's moves and the state if ``reveal``."""
-    players = record.states[0].game.players
-    shown = [role for role in players if role in record.humans] or list(players)
     if record.moves:
         print(f"\nstep {len(record.moves)}:")
         for role in shown:
             seen = " ".join(record.percepts[-1][role]) or "nothing"
             print(f"  {role} played {record.moves[-1][role]}, saw {seen}")
         for role, error in record.errors[-1].items():
-            if error:
+            if error and (reveal or role in shown):
                 print(f"  ! {role}: {error} (a random legal move was played)")
         for role, info in record.infos[-1].items():
             if info and role in shown:

@@ -23,7 +23,7 @@ from gdl.cli._common import add_command, add_engine_option, plural, port_number,
 from gdl.errors import PlayerSpecError
 from gdl.players import PLAYER_KINDS, make_player
 from gdl.protocol.server import PlayerServer, start_server
-from gdl.protocol.workers import DEFAULT_LIMITS, Limits
+from gdl.workers import DEFAULT_LIMITS, Limits
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

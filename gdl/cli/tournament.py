@@ -20,6 +20,7 @@ from gdl.cli._common import (
     add_cluster_options,
     add_command,
     add_engine_option,
+    add_in_process,
     add_json_options,
     add_max_steps,
     emit_json,
@@ -40,7 +41,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         f"""Plays N matches in parallel processes, rotating the roles every match, and prints per player
 wins, draws and losses and the mean goal with a 95 % confidence interval; a progress bar goes to a
 terminal's standard error. One --player per role, in role order (kinds: {kinds}); options follow
-the kind (mcts:iterations=200,c=1.0).""",
+the kind (mcts:iterations=200,c=1.0). In a GDL-II game each player runs in a process of its own, out
+of reach of the hidden state (--in-process: in its match's process, faster but unsafe with programs
+that are not trusted).""",
         [
             "gdl tournament games/tictactoe.kif -p minimax -p mcts:iterations=200 -n 20 --play-clock 1",
             "gdl tournament games/rps.kif -p random -p random -n 100 --play-clock 0.1 --json",
@@ -59,6 +62,7 @@ the kind (mcts:iterations=200,c=1.0).""",
     parser.add_argument("--quiet", "-q", action="store_true", help="show only the standings, no progress")
     parser.add_argument("--seed", type=int, help="seed of the first match (match i uses seed + i)")
     add_json_options(parser, "the standings and every match", file_was_json=True)
+    add_in_process(parser)
     add_engine_option(parser)
     add_cluster_options(parser, "parallel processes")
     add_view_option(parser, "the standings and each match")
@@ -79,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                 args.game, specs, args.matches, start_clock=args.start_clock, play_clock=args.play_clock,
                 seed=args.seed, engine=args.engine, max_steps=args.max_steps, backend=backend,
                 progress=None if args.quiet else bar.counter("matches"),
-                on_match=viewer.on_match if viewer else None,
+                on_match=viewer.on_match if viewer else None, isolate=False if args.in_process else None,
             )
         for note in backend.notes:
             print(f"gdl tournament: note: {note}", file=sys.stderr)

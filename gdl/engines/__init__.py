@@ -62,6 +62,20 @@ def make_reasoner(checked: CheckedProgram, engine: str = "auto") -> Reasoner[Any
     raise ValueError(f"unknown engine: {engine!r} (choose from: {', '.join(ENGINES)})")
 
 
+def another_reasoner(reasoner: Reasoner[Any], checked: CheckedProgram) -> Reasoner[Any]:
+    """A reasoner of the same engine for the game ``checked`` that shares nothing with ``reasoner`` but
+    what never changes (the compiled engine's grounding and network): its caches, tables and scratch
+    space are its own, so it cannot tell which states ``reasoner`` has seen."""
+    from gdl.engines.compiled import CompiledReasoner
+    from gdl.engines.datalog import DatalogReasoner
+
+    if isinstance(reasoner, CompiledReasoner):
+        return CompiledReasoner(checked, network=(reasoner.grounding, reasoner.net))
+    if isinstance(reasoner, DatalogReasoner):
+        return DatalogReasoner(checked, demand=reasoner.demand_driven)
+    raise TypeError(f"no other reasoner like a {type(reasoner).__name__} can be made")
+
+
 class _WouldNotFit(GameTooLargeError):
     """A phase of building the compiled engine would not fit in what is left of auto's budget."""
 

@@ -9,13 +9,14 @@ numbered by the relaxed analysis of :mod:`gdl.ground.domains` instead: a superse
 checked by the action mask each step like any other. Only a game whose relaxed domains pass that
 module's bounds is refused, with an :class:`UngroundableGameError`.
 
-**Observations.** A GDL game (no ``sees`` rules) is observed whole: a 0/1 vector over the base
-propositions. A GDL-II game is observed by each player through its own view, in four parts: a 0/1
-vector over its percepts after the last step; another over the percepts of the earlier steps since it
-last acted (steps it did not act in, e.g. the opponent's turn and nature's deal before it; empty when
-it acted in the last step); a one-hot vector over its moves (the last move it chose; all zeros before
-its first); the number of steps played. The exact view, step by step, is :class:`gdl.views.View`
-(``Episode.views``).
+**Observations** follow the information model of :mod:`gdl.views`. A GDL game (no ``sees`` rules) is
+observed whole: its players are told every joint move, nature's included, and so know the state; the
+observation is a 0/1 vector over the base propositions. A GDL-II game is observed by each player through
+its own view, in four parts: a 0/1 vector over its percepts after the last step; another over the
+percepts of the earlier steps since it last acted (steps it did not act in, e.g. the opponent's turn and
+nature's deal before it; empty when it acted in the last step); a one-hot vector over its moves (the
+last move it chose; all zeros before its first); the number of steps played. The exact view, step by
+step, is :class:`gdl.views.View` (``Episode.views``).
 
 **Rewards** come only at the end: each player's goal value divided by 100, so in [0, 1]. With
 ``zero_sum=True`` the mean goal of the players is subtracted first, so the rewards sum to zero (a win
@@ -37,7 +38,7 @@ from gdl.ground.grounding import Grounding, term_of, value_text
 from gdl.ground.instantiate import instantiate
 from gdl.render import render
 from gdl.syntax.model import Term
-from gdl.views import View
+from gdl.views import View, plays_with_views, told
 
 
 class UngroundableGameError(ValueError):
@@ -89,7 +90,7 @@ class Encoding:
         self.game = game
         self.players: tuple[str, ...] = game.players
         #: Whether players observe only their own views (the game has ``sees`` rules).
-        self.imperfect = game.has_percepts
+        self.imperfect = plays_with_views(game)
         found = _numbering(game)
         #: Every move each role (nature included) can ever make, sorted by KIF text.
         self.moves: dict[str, tuple[Term, ...]] = found.moves
@@ -278,7 +279,7 @@ class Episode:
         if chance is not None:
             options = self.state.legal_moves(chance)
             joint[chance] = options[int(self.rng.integers(len(options)))]
-        percepts = self.state.percepts(joint) if self.encoding.imperfect else {}
+        percepts = told(self.state, joint) if self.encoding.imperfect else {}
         self.state = self.state.next(joint)
         self._legal = {}
         self.steps += 1

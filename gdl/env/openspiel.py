@@ -44,7 +44,7 @@ from gdl.env.encoding import Encoding, as_game
 from gdl.game import Game, State
 from gdl.syntax.model import Term
 from gdl.syntax.reader import parse_term
-from gdl.views import View
+from gdl.views import View, told
 
 #: Random playouts (and steps per playout) the "auto" dynamics looks through for simultaneous choices.
 _PROBE_PLAYOUTS = 20
@@ -214,9 +214,10 @@ class _Context:
 
     def __post_init__(self) -> None:
         game = self.encoding.game
-        seen = self.dynamics == "simultaneous" or (not game.has_percepts and _has_simultaneous_choice(game))
+        imperfect = self.encoding.imperfect
+        seen = self.dynamics == "simultaneous" or (not imperfect and _has_simultaneous_choice(game))
         self.simultaneous = self.dynamics == "simultaneous" or (self.dynamics == "auto" and seen)
-        self.perfect = not game.has_percepts and (self.simultaneous or not seen)
+        self.perfect = not imperfect and (self.simultaneous or not seen)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Context:
         return self
@@ -379,7 +380,7 @@ class GdlState(pyspiel.State):
         following = node.state.next(joint)
         views = node.views
         if encoding.imperfect:
-            seen = node.state.percepts(joint)
+            seen = told(node.state, joint)
             ended = following.is_terminal()
             views = tuple(
                 v.after(joint[v.role], seen[v.role], () if ended else following.legal_moves(v.role))

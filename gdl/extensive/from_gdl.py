@@ -10,8 +10,9 @@ step the roles move in declaration order, one node each:
   the later role has not seen the earlier one's choice.
 
 A role with a single legal move makes no node (its move is forced). Action labels are the moves' KIF
-text. A game without ``sees`` rules is a GDL game, where every role is told the joint move after each
-step (as the GGP protocol does): its percepts are ``(does ROLE MOVE)`` for every role.
+text. What a player is told after each step is :func:`gdl.views.told`: its percepts in a game with
+``sees`` rules; in a GDL game (none) the whole joint move, nature's included, as the GGP protocol tells
+it.
 
 Payoffs: with two players, their goals sum to the same constant C at every terminal (else the game is
 refused), and a player's payoff is its goal minus C/2, so the game is zero-sum. A lone player's payoff
@@ -45,8 +46,8 @@ from gdl.extensive.model import (
 )
 from gdl.game import CHANCE_ROLE, Game, State, parse
 from gdl.syntax.model import Term
-from gdl.syntax.reader import parse_term, read
-from gdl.views import View
+from gdl.syntax.reader import read
+from gdl.views import View, told
 
 #: Nodes a game may have before the exploration gives up.
 DEFAULT_MAX_NODES = 1_000_000
@@ -215,11 +216,7 @@ class _Explorer:
         steps: int,
         chosen: dict[str, Term],
     ) -> Node:
-        if self.game.has_percepts:
-            percepts = state.percepts(chosen)
-        else:
-            told = frozenset(parse_term(f"(does {role} {move})") for role, move in chosen.items())
-            percepts = dict.fromkeys(self.game.roles, told)
+        percepts = told(state, chosen)
         following = state.next(chosen)
         over = following.is_terminal()
         legal = {} if over else self.legal(following)

@@ -33,12 +33,12 @@ class Player(ABC):
     :meth:`stop` when the match is over or :meth:`abort` when it is abandoned. A player object plays one
     match at a time; :meth:`start` resets whatever it learnt in an earlier match.
 
-    In a GDL-II game (with nature or ``sees`` rules) a player never gets the state: it is asked
-    :meth:`play_view` with its :class:`gdl.views.View` (its own moves, its percepts, its legal moves) and
-    told :meth:`stop_view` or :meth:`abort_view` at the end. By default :meth:`play_view` keeps the
-    belief of the view (:class:`gdl.players.tracking.BeliefTracker`) and calls :meth:`play` on one state
-    drawn from it, so that every perfect-information player can take part; players built for hidden
-    information override it.
+    In a GDL-II game (one with ``sees`` rules, :func:`gdl.views.plays_with_views`) a player never gets
+    the state: it is asked :meth:`play_view` with its :class:`gdl.views.View` (its own moves, its
+    percepts, its legal moves) and told :meth:`stop_view` or :meth:`abort_view` at the end. By default
+    :meth:`play_view` keeps the belief of the view (:class:`gdl.players.tracking.BeliefTracker`) and
+    calls :meth:`play` on one state drawn from it, so that every perfect-information player can take
+    part; players built for hidden information override it.
     """
 
     #: A short name for tables and logs, e.g. ``"mcts"``.
@@ -46,6 +46,10 @@ class Player(ABC):
 
     #: A person at a terminal: match runners wait for their moves instead of enforcing the play clock.
     is_human: bool = False
+
+    #: Whether the player runs outside this process (a player server reached over the network), so that
+    #: it cannot reach the referee's objects and needs no process of its own.
+    elsewhere: bool = False
 
     #: Whether choosing a move keeps a CPU busy (a search does; a random or fixed choice does not):
     #: tournaments on a cluster reserve one CPU per player that thinks.

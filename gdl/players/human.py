@@ -18,7 +18,9 @@ class HumanPlayer(Player):
     """Lists the legal moves, numbered, and reads a number or a move's KIF text until one is legal.
 
     In a GDL-II game the person sees only the player's own view: its moves so far and what it saw after
-    each, then its legal moves (the match's display, e.g. ``gdl play``, must not show more either).
+    each, then its legal moves (the match's display, e.g. ``gdl play``, must not show more either). When
+    several people share one terminal (``hand_over``), each turn begins with a prompt to hand the
+    terminal over, waits for Enter before the view is shown, and ends by clearing the screen.
     Invalid input is explained and asked again. The streams default to standard input and output;
     tests pass scripted ones. The moves are listed in natural order (``2`` before ``10``), and a legal
     move typed as such wins over a number in the list. End of input (Ctrl-D) raises
@@ -29,6 +31,9 @@ class HumanPlayer(Player):
     is_human = True
     thinks = False  # the person does, not a CPU
 
+    #: Whether people take turns at this terminal (hot seat): hand over before a view is shown.
+    hand_over = False
+
     def __init__(self, input: TextIO | None = None, output: TextIO | None = None) -> None:
         self.input = input
         self.output = output
@@ -38,17 +43,34 @@ class HumanPlayer(Player):
 
     def play_view(self, view: View, deadline: float) -> Term:
         out = self.output or sys.stdout
-        print(f"What {self.role} knows:", file=out)
+        spell = self.game.spell
+        if self.hand_over:
+            role = spell(self.role)
+            print(f"\n=== hand the terminal to {role}; {role}, press Enter when no one else can see the "
+                  "screen ===", file=out, flush=True)
+            self._line()
+        print(f"What {spell(self.role)} knows:", file=out)
         if not view.moves:
             print("  (nothing yet: the match has just begun)", file=out)
         for step, (move, seen) in enumerate(zip(view.moves, view.percepts, strict=True), 1):
-            shown = " ".join(sorted(map(str, seen))) or "nothing"
-            print(f"  step {step}: played {move}, saw {shown}", file=out)
-        return self._choose_from(list(view.legal))
+            shown = " ".join(sorted(map(spell, seen))) or "nothing"
+            print(f"  step {step}: played {spell(move)}, saw {shown}", file=out)
+        move = self._choose_from(list(view.legal))
+        if self.hand_over:
+            clear = "\033[2J\033[H" if out.isatty() else ""
+            print(f"{clear}({spell(self.role)} has moved)", file=out, flush=True)
+        return move
+
+    def _line(self) -> str:
+        """A line of input; end of input (Ctrl-D) raises :class:`PlayerLeft`."""
+        line = (self.input or sys.stdin).readline()
+        if not line:
+            print(file=self.output or sys.stdout)
+            raise PlayerLeft(f"{self.game.spell(self.role)} left the match (end of input)")
+        return line
 
     def _choose_from(self, moves: list[Term]) -> Term:
         moves = natural_order(moves)
-        source = self.input or sys.stdin
         out = self.output or sys.stdout
         spell = self.game.spell
         print(f"Legal moves for {spell(self.role)}:", file=out)
@@ -56,10 +78,7 @@ class HumanPlayer(Player):
             print(f"  {number:>3}. {spell(move)}", file=out)
         while True:
             print(f"{spell(self.role)}> ", end="", file=out, flush=True)
-            line = source.readline()
-            if not line:  # Ctrl-D: the person leaves
-                print(file=out)
-                raise PlayerLeft(f"{spell(self.role)} left the match (end of input)")
+            line = self._line()
             choice = _choose(line.strip(), moves)
             if choice is not None:
                 return choice

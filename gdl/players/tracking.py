@@ -1,6 +1,6 @@
 """What a player of a GDL-II game can keep track of: its belief, brought up to date with its view.
 
-In a GDL-II game (one with nature, the role ``random``, or with ``sees`` rules) a player is handed its
+In a GDL-II game (one with ``sees`` rules: :func:`gdl.views.plays_with_views`) a player is handed its
 :class:`gdl.views.View`, never the state. :class:`BeliefTracker` keeps the :class:`gdl.belief.Belief`
 that goes with the view, updating it by the steps added since the last call (one filtering step per
 move, not a replay of the whole match), and starts over when it is handed a view that does not extend
@@ -17,12 +17,6 @@ from gdl.errors import InconsistentViewError
 from gdl.game import Game, State
 from gdl.syntax.model import Term
 from gdl.views import View
-
-
-def plays_with_views(game: Game) -> bool:
-    """Whether ``game`` is a GDL-II game, whose players know only their views: it has nature (the role
-    ``random``) or ``sees`` rules. In any other game every player sees the whole state."""
-    return game.chance_role is not None or game.has_percepts
 
 
 class BeliefTracker:

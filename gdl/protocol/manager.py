@@ -1,11 +1,11 @@
 """The game manager: the match runner (:class:`gdl.match.Match`) with players reached over HTTP.
 
 A :class:`RemotePlayer` stands in for a player at a URL: ``start`` sends START, ``play`` sends PLAY
-with the previous joint move, ``stop`` and ``abort`` send STOP and ABORT. In a GDL-II game the runner
-hands it the player's view instead, and PLAY and STOP carry what the Dresden GameController sends: the
-turn, the player's own last move and its percepts, never the others' moves (nature's moves are drawn by
-the runner). The match runner does the rest
-as it does for local players: it enforces the clocks (plus a grace for the network), replaces a late,
+with the previous joint move (nature's included: nature's moves are drawn by the runner), ``stop`` and
+``abort`` send STOP and ABORT. In a GDL-II game (one with ``sees`` rules) the runner hands it the
+player's view instead, and PLAY and STOP carry what the Dresden GameController sends: the turn, the
+player's own last move and its percepts, never the others' moves. The match runner does the rest as it
+does for local players: it enforces the clocks (plus a grace for the network), replaces a late,
 failed, unreadable or illegal reply by a random legal move, records the error, and writes the record.
 Local players may take part in the same match.
 
@@ -31,7 +31,6 @@ from gdl.errors import PlayerConnectionError, PlayerTimeoutError, ProtocolError
 from gdl.game import Game, State
 from gdl.match import Match, MatchRecord
 from gdl.players import Player, make_player
-from gdl.players.tracking import plays_with_views
 from gdl.protocol.messages import (
     Abort,
     Message,
@@ -45,7 +44,7 @@ from gdl.protocol.messages import (
 )
 from gdl.protocol.server import shorten
 from gdl.syntax.model import Term
-from gdl.views import View
+from gdl.views import View, plays_with_views
 
 logger = logging.getLogger(__name__)
 
@@ -156,6 +155,8 @@ class RemotePlayer(Player):
     the match runner's ``on_step`` hook hands it over through :meth:`observe`.
     """
 
+    elsewhere = True
+
     def __init__(self, url: str, network: Network, match_id: str, grace: float = GRACE) -> None:
         self.url = url
         self.name = url
@@ -244,9 +245,11 @@ def host(
     max_steps: int | None = None,
     seed: int | None = None,
     on_step: Callable[[MatchRecord], None] | None = None,
+    isolate: bool | None = None,
 ) -> MatchRecord:
     """Run one match; ``players`` maps each role to a URL (``http://host:port``) or a local player
-    kind (``mcts:iterations=100``). STOP, or ABORT when the match is aborted, ends it for everyone."""
+    kind (``mcts:iterations=100``). STOP, or ABORT when the match is aborted, ends it for everyone.
+    ``isolate`` is :class:`gdl.match.Match`'s, for the local players."""
     if network is None:
         with Network() as own:
             return host(
@@ -259,6 +262,7 @@ def host(
                 max_steps=max_steps,
                 seed=seed,
                 on_step=on_step,
+                isolate=isolate,
             )
     if not (float(start_clock).is_integer() and float(play_clock).is_integer()):
         # Players such as ggp-base's cannot read a fraction: they drop START and answer busy.
@@ -298,6 +302,7 @@ def host(
         ask_forced=True,
         max_steps=max_steps,
         on_step=observe,
+        isolate=isolate,
     )
     try:
         record = match.run()

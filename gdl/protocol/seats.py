@@ -4,15 +4,15 @@ A seat holds a player with its own copy of the game and follows the match from t
 manager reports. Its methods block; the server calls them from worker threads and waits only until
 the deadline. A thread seat is cheap to set up, but Python threads share one interpreter lock, so
 players searching in many threads at once slow each other and the server's event loop down. A process
-seat runs the player in a worker process of its own (:mod:`gdl.protocol.workers`), under CPU-time and
+seat runs the player in a worker process of its own (:mod:`gdl.workers`), under CPU-time and
 memory limits: searches then use every core, the server stays responsive whatever the players do, and
 hostile rules cannot hurt it. Thread seats are for trusted games. Deadlines are :func:`time.monotonic`
 instants, which all processes of a machine share.
 
-In a GDL-II game (nature or ``sees`` rules) the player is handed only its view. A GDL-II manager
-reports each step as the player knows it (:class:`Seen`: its own move and its percepts), and the seat
-keeps the player's belief (:class:`gdl.belief.Belief`) to know its legal moves; a GDL-I manager reports
-joint moves, from which the seat works out the same view.
+In a GDL-II game (``sees`` rules: :func:`gdl.views.plays_with_views`) the player is handed only its
+view. A GDL-II manager reports each step as the player knows it (:class:`Seen`: its own move and its
+percepts), and the seat keeps the player's belief (:class:`gdl.belief.Belief`) to know its legal moves;
+a GDL-I manager reports joint moves, from which the seat works out the same view.
 """
 
 from __future__ import annotations
@@ -29,11 +29,13 @@ from gdl.errors import InconsistentViewError, ProtocolError
 from gdl.game import MoveLike, State, as_term, parse
 from gdl.ground.grounding import sorted_roles
 from gdl.players.base import Player
-from gdl.players.tracking import legal_moves, plays_with_views
+from gdl.players.tracking import legal_moves
 from gdl.protocol.messages import MAX_MOVE, parse_move
-from gdl.protocol.workers import DEFAULT_LIMITS, REFEREE_NICENESS, Limits, WorkerProcess
 from gdl.syntax.model import Term
-from gdl.views import View
+from gdl.views import View, plays_with_views, told
+from gdl.workers import DEFAULT_LIMITS, REFEREE_NICENESS, Limits, WorkerProcess, preload
+
+preload(__name__)
 
 #: The bound on the belief a seat keeps of a GDL-II match, to know the player's legal moves. Losing track
 #: of the match would refuse every later PLAY, so the bound is generous (the corpus's Mastermind448 loses
@@ -117,7 +119,7 @@ class Follower:
             reached = state.next(joint)
             if view is not None:
                 legal = () if reached.is_terminal() else reached.legal_moves(self.role)
-                view = view.after(joint[self.role], state.percepts(joint)[self.role], legal)
+                view = view.after(joint[self.role], told(state, joint)[self.role], legal)
                 belief = Belief(self.role, (reached,), (1.0,))
             state = reached
         self.state, self.view, self.belief = state, view, belief  # only once every step was followed
@@ -310,7 +312,7 @@ Checked = tuple[tuple[str, ...], dict[str, str]]
 
 
 class Checker:
-    """Checks rules in a worker process (see :mod:`gdl.protocol.workers`); here, so that the worker need
+    """Checks rules in a worker process (see :mod:`gdl.workers`); here, so that the worker need
     not import the server (and aiohttp)."""
 
     def check(self, rules: str) -> Checked:

@@ -73,7 +73,9 @@ from gdl.protocol.seats import (
     ThreadSeat,
     as_text,
 )
-from gdl.protocol.workers import (
+from gdl.syntax.model import Term
+from gdl.syntax.spelling import spell
+from gdl.workers import (
     CHECKER_NICENESS,
     DEFAULT_LIMITS,
     LimitExceeded,
@@ -81,8 +83,6 @@ from gdl.protocol.workers import (
     WorkerProcess,
     prepare_processes,
 )
-from gdl.syntax.model import Term
-from gdl.syntax.spelling import spell
 
 logger = logging.getLogger(__name__)
 
@@ -221,7 +221,7 @@ class PlayerServer:
     quarter of the clock so that short clocks still leave time to think. While ``capacity`` matches are
     running, INFO reports ``busy`` and a further START is refused (HTTP 503, ``busy: ...``). The work on
     the rules a manager sends, which may be hostile, runs in worker processes under ``limits`` (see
-    :mod:`gdl.protocol.workers`): checking, the spare referee and, with ``processes``, each match's
+    :mod:`gdl.workers`): checking, the spare referee and, with ``processes``, each match's
     player (see :mod:`gdl.protocol.seats`); ``make_player`` must then be picklable, e.g.
     ``functools.partial(make_player, "mcts")``, and, as in any program that starts processes by
     multiprocessing, a script must keep its top-level code under ``if __name__ == "__main__":``.

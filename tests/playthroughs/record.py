@@ -3,8 +3,8 @@
     python -m tests.playthroughs.record
 
 from the repository root. Each file follows one random game: for every state its fluents, whether it
-is terminal, each role's legal moves and goals, the joint move played and, in a GDL-II game, what each
-role saw after it (``percepts ROLE P1; P2``). Before a file is written
+is terminal, each role's legal moves and goals, the joint move played and, in a GDL-II game (one with
+``sees`` rules), what each role saw after it (``percepts ROLE P1; P2``). Before a file is written
 the walk is checked step by step against clingo (tests/oracle.py). ``tests/test_game_playthroughs.py``
 replays the recorded moves and expects the same text.
 """
@@ -58,7 +58,7 @@ def render(game: gdl.Game, moves: Sequence[dict[str, str]] | None = None, seed: 
         else:
             break
         lines.append("joint " + SEPARATOR.join(f"{role} {move}" for role, move in joint.items()))
-        if game.chance_role is not None or game.has_percepts:
+        if game.has_percepts:
             seen = state.percepts(joint)
             lines += [
                 " ".join(["percepts", role, SEPARATOR.join(sorted(map(str, seen[role])))]).rstrip()

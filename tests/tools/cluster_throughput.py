@@ -39,7 +39,7 @@ def inline_seconds(specs: list[str], matches: int) -> float:
     times = []
     for seed in range(matches):
         started = time.perf_counter()
-        play_one(text, GAME, "auto", 60, 60, specs, seed)
+        play_one(text, GAME, "auto", 60, 60, None, None, specs, seed)
         times.append(time.perf_counter() - started)
     return statistics.median(times[1:])
 

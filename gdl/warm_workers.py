@@ -1,4 +1,4 @@
-"""Imported by the fork server of the worker processes (see :mod:`gdl.protocol.workers`): it warms the
+"""Imported by the fork server of the worker processes (see :mod:`gdl.workers`): it warms the
 playout kernel up once, and every worker forked from it then starts with the kernel compiled."""
 
 from gdl.engines.warm import warm_up

@@ -7,17 +7,24 @@ space is capped (``RLIMIT_AS``) and whose every call gets a CPU-time allowance (
 kernel ends the process when it is spent). The server waits for a call only until its deadline and
 kills the process when the match ends or the call overruns, so nothing keeps running that nobody
 waits for. A worker reports a broken limit in words (:attr:`WorkerProcess.failure`).
+
+The match runner uses the same workers for players that must not share its process: a player of a
+game with hidden information would find the true state among the referee's objects.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import multiprocessing.connection
 import os
+import pickle
 import resource
 import signal
+import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,16 +40,21 @@ PLAYER_NICENESS = 19
 REFEREE_NICENESS = 10
 CHECKER_NICENESS = 19
 
-#: Modules every worker needs, imported once by the process that forks them.
+#: Modules every worker needs, imported once by the process that forks them (see :func:`preload`).
 _PRELOAD = [
     "gdl.game",
     "gdl.players",
     "gdl.engines.compiled",
     "gdl.engines.datalog",
-    "gdl.protocol.seats",
-    "gdl.protocol.workers",
-    "gdl.protocol.warm_workers",  # the playout kernel compiled before any clock runs
+    "gdl.workers",
+    "gdl.warm_workers",  # the playout kernel compiled before any clock runs
 ]
+
+
+def preload(*modules: str) -> None:
+    """Have the fork server import ``modules`` too, so that no worker imports them again: the modules
+    of the workers' targets (effective when called before the fork server starts)."""
+    _PRELOAD.extend(module for module in modules if module not in _PRELOAD)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,8 +140,33 @@ def context() -> multiprocessing.context.ForkServerContext | multiprocessing.con
 def prepare_processes() -> None:
     """Start the fork server now (it imports gdl once), so that the first START does not wait for it."""
     process = context().Process(target=int)
-    process.start()
+    with _main_left_alone(int):
+        process.start()
     process.join()
+
+
+_MAIN_HIDDEN = threading.Lock()
+
+
+@contextlib.contextmanager
+def _main_left_alone(target: Any) -> Iterator[None]:
+    """Start a worker without running the main script again in it, unless ``target`` needs it (an object
+    of a class the script defines). multiprocessing would run the script again in every worker to
+    rebuild its main module; a script without an ``if __name__ == "__main__":`` guard would then start
+    over in every worker, and a worker only ever runs gdl's code."""
+    main = sys.modules.get("__main__")
+    pickled = pickle.dumps(target)
+    if main is None or b"__main__" in pickled or b"__mp_main__" in pickled:
+        yield
+        return
+    with _MAIN_HIDDEN:
+        hidden = {name: main.__dict__.pop(name) for name in ("__file__",) if name in main.__dict__}
+        spec, main.__spec__ = getattr(main, "__spec__", None), None
+        try:
+            yield
+        finally:
+            main.__dict__.update(hidden)
+            main.__spec__ = spec
 
 
 class WorkerProcess:
@@ -162,7 +199,8 @@ class WorkerProcess:
                 target=_serve, args=(child, self.target, self.limits, self.niceness), name=self.name,
                 daemon=True,
             )
-            self.process.start()
+            with _main_left_alone(self.target):
+                self.process.start()
         child.close()
 
     def call(self, method: str, cpu_seconds: float, *args: Any) -> Any:
