@@ -32,7 +32,7 @@ from gdl.players import make_player
 from gdl.protocol.messages import MAX_MOVE, MAX_RULES_MESSAGE, Start, message_head, parse_message, parse_move
 from gdl.protocol.seats import move_text
 from gdl.protocol.server import PlayerServer
-from gdl.protocol.workers import Limits
+from gdl.workers import Limits
 from gdl.syntax.model import Constant, Function, Term
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
