@@ -32,8 +32,8 @@ from gdl.players import make_player
 from gdl.protocol.messages import MAX_MOVE, MAX_RULES_MESSAGE, Start, message_head, parse_message, parse_move
 from gdl.protocol.seats import move_text
 from gdl.protocol.server import PlayerServer
-from gdl.workers import Limits
 from gdl.syntax.model import Constant, Function, Term
+from gdl.workers import Limits
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 TICTACTOE = (GAMES / "tictactoe.kif").read_text()
