@@ -69,3 +69,13 @@ class GameTooLargeError(ValueError):
 
 class PlayerSpecError(ValueError):
     """A player description (``KIND[:option=value,...]``) with an unknown kind or option or a bad value."""
+
+
+class UnreadableFileError(OSError, ValueError):
+    """A file that cannot be read as a game: missing, not a regular file, too large or not UTF-8."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        #: Why, without the path: ``not a regular file (a FIFO)``.
+        self.reason = reason

@@ -19,12 +19,12 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import gdl
 from gdl.backend import Backend, Outcome, Processes
 from gdl.errors import PlayerSpecError
+from gdl.files import read_text_file
 from gdl.match import Match
 from gdl.players import PLAYER_KINDS, make_player, parse_spec
 
@@ -129,7 +129,7 @@ def run_tournament(
     They run on ``backend`` (see :mod:`gdl.backend`), by default ``jobs`` local processes. A match
     whose worker died is played again; one lost for good is recorded as aborted, with the reason.
     """
-    text = Path(path).read_text(encoding="utf-8")
+    text = read_text_file(path)
     game = _load(text, path, engine)
     for spec in specs:
         if parse_spec(spec)[0] == "human":

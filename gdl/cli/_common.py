@@ -16,23 +16,17 @@ import gdl
 from gdl.check import CheckedProgram, check_text
 from gdl.diagnostics import Diagnostic, error
 from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS, ENGINES
-from gdl.errors import InvalidGameError
+from gdl.errors import InvalidGameError, UnreadableFileError
+from gdl.files import read_text_file
 
 
 def source_text(path: Path) -> str | Diagnostic:
     """The text of a game file, or an error diagnostic (code ``unreadable-file``) saying why it cannot
     be read."""
     try:
-        return path.read_text(encoding="utf-8")
-    except IsADirectoryError:
-        reason = "is a directory"
-    except FileNotFoundError:
-        reason = "no such file"
-    except UnicodeDecodeError as problem:
-        reason = f"not UTF-8 text (byte {problem.start})"
-    except OSError as problem:
-        reason = problem.strerror or type(problem).__name__
-    return replace(error("unreadable-file", reason), file=str(path))
+        return read_text_file(path)
+    except UnreadableFileError as problem:
+        return replace(error("unreadable-file", problem.reason), file=str(path))
 
 
 def read_source(path: Path, command: str) -> str | None:

@@ -69,6 +69,7 @@ from gdl.extensive.model import (
     Node,
     Terminal,
 )
+from gdl.files import read_text_file
 
 _TOKEN = re.compile(r'\s*("(?:[^"\\]|\\.)*"|[{},]|[^\s{}",]+)', re.DOTALL)
 _NUMBER = re.compile(r"[+-]?\d+/\d+|[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
@@ -440,7 +441,7 @@ def _infoset_keys(reader: _Reader) -> dict[tuple[int, int], str]:
 
 def load_efg(path: str | Path) -> ExtensiveGame:
     """The game in a ``.efg`` file."""
-    return read_efg(Path(path).read_text(encoding="utf-8"), str(path))
+    return read_efg(read_text_file(path), str(path))
 
 
 def _quote(text: str) -> str:

@@ -43,6 +43,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gdl.errors import UnreadableFileError
 from gdl.extensive.jsonwrite import PLAYERS, JsonWriteError, write_json_game
 from gdl.extensive.model import (
     Chance,
@@ -53,6 +54,7 @@ from gdl.extensive.model import (
     Terminal,
     format_history,
 )
+from gdl.files import read_text_file
 
 if TYPE_CHECKING:
     import jsonschema
@@ -68,8 +70,6 @@ __all__ = [
     "write_json_game",
 ]
 
-#: Files larger than this are refused before they are read.
-MAX_BYTES = 64 * 1024 * 1024
 #: The tree built from a game (shared states copied per path) may have at most this many nodes.
 DEFAULT_MAX_NODES = 500_000
 #: At most this many problems are listed; the rest are counted.
@@ -122,18 +122,11 @@ def parse_json_game(text: str, name: str = "<json>", *, max_nodes: int = DEFAULT
 
 
 def _read_file(path: Path) -> str:
-    def refuse(message: str) -> JsonGameError:
-        return JsonGameError([JsonProblem("$", message)], str(path))
-
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise refuse(f"the file has {size} bytes, more than the {MAX_BYTES} a game may have")
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as problem:
-        raise refuse(f"not UTF-8 text: {problem.reason} at byte {problem.start}") from None
-    except OSError as problem:
-        raise refuse(f"cannot read the file: {problem.strerror or problem}") from None
+        return read_text_file(path)
+    except UnreadableFileError as problem:
+        reason = f"cannot read the file: {problem.reason}"
+        raise JsonGameError([JsonProblem("$", reason)], str(path)) from None
 
 
 def game_from_json(
