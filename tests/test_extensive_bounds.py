@@ -4,6 +4,9 @@ long chains and cycles, numbers no float holds, control characters in names."""
 from __future__ import annotations
 
 import json
+import resource
+import subprocess
+import sys
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -12,9 +15,12 @@ from typing import Any
 import pytest
 
 from gdl.cli import main
-from gdl.extensive import ExtensiveGame
+from gdl.errors import GameTooLargeError
+from gdl.extensive import ExtensiveGame, Terminal
+from gdl.extensive.bandits import bandits_game
 from gdl.extensive.gambit import EfgError, read_efg
 from gdl.extensive.jsonformat import JsonGameError, parse_json_game
+from gdl.extensive.maze import read_maze
 
 
 def json_chain(length: int, back: bool = False) -> str:
@@ -151,3 +157,46 @@ def test_the_loaders_of_the_attack_files_stay_small_and_exit_2(tmp_path: Path,
     assert "closes a cycle" in capsys.readouterr().err
     assert peak_bytes(lambda: parse_json_game(json_chain(100_000))) < 1_000_000_000
     assert peak_bytes(lambda: read_efg(efg_chain(60_000))) < 600_000_000
+
+
+def test_a_maze_of_many_placements_is_refused_before_they_are_listed() -> None:
+    # 23 dangerous places and 6 bandits: 100,947 placements, each a node at least.
+    maze = read_maze("5\n5\nSEEEE\nEEEEE\nEEEEE\nEEEEE\nEEEED\n6\n0.5\n")
+    tracemalloc.start()
+    try:
+        with pytest.raises(GameTooLargeError, match="more than 1000 nodes"):
+            bandits_game(maze, max_nodes=1000)
+        assert tracemalloc.get_traced_memory()[1] < 5_000_000
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_path_deeper_than_pythons_recursion_is_built() -> None:
+    # A corridor of 1,500 squares: the agent walks it to the one bandit, who attacks with p = 1/2.
+    maze = read_maze("1\n1500\nS" + "-" * 1497 + "ED\n1\n1/2\n")
+    game = bandits_game(maze).game
+    assert game.sizes == {"decision": 1500, "chance": 1, "terminal": 2}
+    assert {node.payoffs for node in game.nodes() if isinstance(node, Terminal)} == {
+        (("agent", 0), ("attacker", 0)), (("agent", 10), ("attacker", -10))
+    }
+
+
+@pytest.mark.slow
+def test_the_attack_mazes_are_refused_with_exit_2(tmp_path: Path) -> None:
+    # A 39-byte maze of 1.35 million placements (2.47 GB), an open 100 x 100 maze (RecursionError).
+    mazes = {
+        "many.txt": "5\n5\nSEEEE\nEEEEE\nEEEEE\nEEEEE\nEEEED\n11\n.5\n",
+        "open.txt": "100\n100\nS" + "-" * 98 + "E\n" + ("-" * 100 + "\n") * 98 + "-" * 99 + "D\n1\n0.5\n",
+    }
+    for name, text in mazes.items():
+        (tmp_path / name).write_text(text)
+        done = subprocess.run(
+            [sys.executable, "-c", "import sys; from gdl.cli import main; sys.exit(main(sys.argv[1:]))",
+             "bandits", str(tmp_path / name)],
+            capture_output=True, text=True, timeout=600, preexec_fn=_limited,
+        )
+        assert done.returncode == 2 and "more than 1000000 nodes" in done.stderr, done.stderr
+
+
+def _limited() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
