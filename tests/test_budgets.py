@@ -1,9 +1,13 @@
-"""Every budget is checked inside every loop that can run long: joins that add no fact, the planning of
-long rules, the unfolding of extensive forms."""
+"""Every budget is checked inside every loop that can run long (joins that add no fact, the planning of
+long rules, the unfolding of extensive forms), and every command honours its ``--time-limit``."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from hostile import long_rule, static_spin
@@ -11,7 +15,9 @@ from hostile import long_rule, static_spin
 import gdl
 from gdl.budget import BudgetExceededError, budget
 from gdl.check import check
+from gdl.cli import main
 from gdl.datalog.evaluator import Database, Evaluator
+from gdl.extensive.from_gdl import OutOfTimeError, read_gdl2
 from gdl.ground.facts import Facts
 from gdl.ground.joins import pattern_rule, plan_join
 from gdl.syntax.model import Atom, Variable
@@ -58,3 +64,39 @@ def test_a_rule_of_twenty_thousand_literals_is_planned_within_the_load_budget() 
     with pytest.raises(BudgetExceededError):
         gdl.parse(long_rule(20_000), max_seconds=3.0)
     assert time.process_time() - begun < 3.0 * 1.1 + 1.0
+
+
+KRIEGTICTACTOE = Path(__file__).resolve().parent.parent / "games" / "kriegtictactoe.kif"
+
+
+def test_unfolding_a_gdl2_game_stops_at_its_time_limit() -> None:
+    begun = time.monotonic()
+    with pytest.raises(OutOfTimeError, match="the extensive form is not complete"):
+        read_gdl2(KRIEGTICTACTOE.read_text(), str(KRIEGTICTACTOE), seconds=3.0)
+    # Behaviour, not speed: today's default of 120 s would run far past this on any machine.
+    assert time.monotonic() - begun < 60
+    with pytest.raises(OutOfTimeError, match="while the rules were loaded"):
+        read_gdl2(KRIEGTICTACTOE.read_text(), str(KRIEGTICTACTOE), seconds=0.0)
+
+
+def test_solve_says_not_solved_and_exits_1_when_the_time_limit_runs_out(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["solve", str(KRIEGTICTACTOE), "--time-limit", "1"]) == 1
+    assert "kriegtictactoe.kif: not solved: " in capsys.readouterr().out
+    assert main(["solve", str(KRIEGTICTACTOE), "--time-limit", "1", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["solved"] is False and "kriegtictactoe" in report["reason"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("limit", [5.0, 20.0])
+def test_solve_honours_its_time_limit_on_kriegtictactoe(limit: float) -> None:
+    begun = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from gdl.cli import main; sys.exit(main(sys.argv[1:]))",
+         "solve", str(KRIEGTICTACTOE), "--time-limit", str(limit)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 1 and "not solved" in done.stdout
+    assert time.monotonic() - begun < limit * 1.1 + 1.0

@@ -20,6 +20,36 @@ from gdl.errors import InvalidGameError, UnreadableFileError
 from gdl.files import read_text_file
 
 
+def _process_age() -> float:
+    """Seconds since this process started (Linux; elsewhere 0): importing gdl's modules takes a while
+    on a busy machine, and a time limit counts it too."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as stat, open("/proc/uptime", encoding="ascii") as up:
+            ticks = int(stat.read().rpartition(")")[2].split()[19])  # field 22: start time in clock ticks
+            uptime = float(up.read().split()[0])
+        return max(uptime - ticks / os.sysconf("SC_CLK_TCK"), 0.0)
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+#: When the process started, on the :func:`time.monotonic` clock.
+_PROCESS_STARTED = time.monotonic() - _process_age()
+_commands_started: list[float] = []
+
+
+def command_started() -> float:
+    """When the command being run started, on the :func:`time.monotonic` clock, for ``--time-limit``
+    to count from: the process's start for its first command (starting counts too), else now (a
+    program or a test that runs several commands)."""
+    _commands_started.append(time.monotonic() if _commands_started else _PROCESS_STARTED)
+    return _commands_started[-1]
+
+
+def time_left(limit: float, started: float) -> float:
+    """Seconds left of a time limit counted from ``started`` (none left: 0)."""
+    return max(limit - (time.monotonic() - started), 0.0)
+
+
 def source_text(path: Path) -> str | Diagnostic:
     """The text of a game file, or an error diagnostic (code ``unreadable-file``) saying why it cannot
     be read."""

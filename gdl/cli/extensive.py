@@ -11,9 +11,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gdl.cli._common import StatusLine, emit_json, read_source
-from gdl.extensive import ExtensiveGame, ExtensiveGameError, NotExtensiveError, read_extensive
-from gdl.extensive.from_gdl import GdlExtensiveGame
+from gdl.cli._common import StatusLine, emit_json, read_source, time_left
+from gdl.extensive import GDL_SUFFIXES, ExtensiveGame, ExtensiveGameError, NotExtensiveError, read_extensive
+from gdl.extensive.from_gdl import GdlExtensiveGame, OutOfTimeError, read_gdl2
 
 if TYPE_CHECKING:
     from gdl.extensive.cfr import CFRSolution
@@ -51,7 +51,7 @@ def rational(value: float) -> str:
     return shown
 
 
-def solve_file(args: argparse.Namespace) -> int | None:
+def solve_file(args: argparse.Namespace, started: float | None = None) -> int | None:
     """``gdl solve`` on an extensive-form game file; None for a GDL-II game that has no extensive form
     gdl solves (not two players with constant-sum goals), after a note on stderr saying why, so that
     the perfect-information solver can report on it."""
@@ -61,18 +61,25 @@ def solve_file(args: argparse.Namespace) -> int | None:
     from gdl.extensive.sequence import NotTwoPlayerError, SequenceForm
 
     start = time.perf_counter()
+    started = time.monotonic() if started is None else started  # --time-limit counts from here
     text = read_source(Path(args.game), "solve")
     if text is None:
         return 2
     try:
-        game = read_extensive(text, args.game)
+        if Path(args.game).suffix.lower() in GDL_SUFFIXES:  # its unfolding is part of the time limit
+            game: ExtensiveGame = read_gdl2(text, args.game, seconds=time_left(args.time_limit, started))
+        else:
+            game = read_extensive(text, args.game)
     except NotExtensiveError as problem:
         print(f"gdl solve: {args.game}: no extensive form to solve: {problem}", file=sys.stderr)
         return None
+    except OutOfTimeError as problem:
+        return _not_solved(args, str(problem).removeprefix(f"{args.game}: "))
     except ExtensiveGameError as problem:
         _say(problem, args.game, "solve")
         return 2
     loaded = time.perf_counter() - start
+    left = max(time_left(args.time_limit, started), 0.01)
     bar = StatusLine("solve")
     try:
         bar.say(f"building the sequence form of {args.game}")
@@ -85,24 +92,27 @@ def solve_file(args: argparse.Namespace) -> int | None:
                 shown = f"exploitability {exploitability:.3g}"
                 bar.say(f"CFR+ iteration {iteration} of {args.iterations}, {shown}")
 
-            solution = solve_cfr(
-                form, args.iterations, report_every=every, seconds=args.time_limit, progress=progress
-            )
+            solution = solve_cfr(form, args.iterations, report_every=every, seconds=left, progress=progress)
         else:
-            bar.say(f"solving the sequence-form LP (HiGHS, at most {args.time_limit:g} s)")
-            solution = solve_lp(form, seconds=args.time_limit)
+            bar.say(f"solving the sequence-form LP (HiGHS, at most {left:.3g} s)")
+            solution = solve_lp(form, seconds=left)
     except (NotTwoPlayerError, LPError) as problem:
         bar.close()
-        if not args.json:
-            print(f"{args.game}: not solved: {problem}")
-        unsolved = {"game": args.game, "solved": False, "reason": str(problem)}
-        return 1 if emit_json(args, unsolved, "solve") else 2
+        return _not_solved(args, str(problem))
     bar.close()
     report = _report(args.game, game, solution)
     report["load_seconds"] = round(loaded, 4)
     if not args.json:
         _print(report, game)
     return 0 if emit_json(args, report, "solve") else 2
+
+
+def _not_solved(args: argparse.Namespace, reason: str) -> int:
+    """Say that the game was not solved, and why; the exit status."""
+    if not args.json:
+        print(f"{args.game}: not solved: {reason}")
+    unsolved = {"game": args.game, "solved": False, "reason": reason}
+    return 1 if emit_json(args, unsolved, "solve") else 2
 
 
 def _report(name: str, game: ExtensiveGame, solution: LPSolution | CFRSolution) -> dict[str, Any]:

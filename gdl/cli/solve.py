@@ -19,9 +19,11 @@ from gdl.cli._common import (
     add_engine_option,
     add_json_options,
     add_time_limit,
+    command_started,
     emit_json,
     load_game,
     positive_int,
+    time_left,
 )
 from gdl.cli.extensive import solve_file
 from gdl.extensive import GDL_SUFFIXES, is_extensive
@@ -72,6 +74,7 @@ Exit status: 0 solved, 1 not solved, 2 unusable input.""",
 
 
 def run(args: argparse.Namespace) -> int:
+    started = command_started()
     if args.more_games or args.cluster or args.jobs:
         games = [args.game, *args.more_games]
         other = [game for game in games if Path(game).suffix.lower() not in GDL_SUFFIXES]
@@ -81,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
         return solve_many(args, games)
     if is_extensive(args.game):
-        status = solve_file(args)
+        status = solve_file(args, started)
         if status is not None:
             return status
     game = load_game(args.game, args.engine, "solve")
@@ -89,7 +92,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     bar = StatusLine("solve")
     try:
-        solution = solve(game, budget=args.time_limit, max_states=args.max_states, progress=bar.states)
+        # The time limit counts loading too.
+        left = time_left(args.time_limit, started)
+        solution = solve(game, budget=left, max_states=args.max_states, progress=bar.states)
     finally:
         bar.close()
     if not emit_json(args, {"game": game.name, **solution.to_json()}, "solve"):
