@@ -65,3 +65,10 @@ HOSTILE = {
     "deep-nesting": deep_nesting(),
     "nul-name": nul_name(),
 }
+
+
+def negation_bomb(heads: int = 1700) -> str:
+    """A relation negating itself under thousands of constant heads, each reading every head: the
+    graph split by constant arguments has ``heads ** 2`` edges (69 kB: 3.2 GB)."""
+    rules = "\n".join(f"(<= (n c{i}) (not (n ?x)) (d ?x))" for i in range(heads))
+    return BASE + "(d c0)\n" + rules + "\n(<= (legal robot stay) (n c0))\n"

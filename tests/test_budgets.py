@@ -7,10 +7,11 @@ import json
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
-from hostile import long_rule, static_spin
+from hostile import long_rule, negation_bomb, static_spin
 
 import gdl
 from gdl.budget import BudgetExceededError, budget
@@ -100,3 +101,18 @@ def test_solve_honours_its_time_limit_on_kriegtictactoe(limit: float) -> None:
     )
     assert done.returncode == 1 and "not solved" in done.stdout
     assert time.monotonic() - begun < limit * 1.1 + 1.0
+
+
+def test_checking_a_negation_bomb_is_refused_in_little_memory() -> None:
+    # 800 heads reading each other: 640,000 dependencies split by constant arguments, about 200 MB (a
+    # 69 kB file of this kind took 3.2 GB to check).
+    text = negation_bomb(800)
+    tracemalloc.start()
+    try:
+        result = check(read(text).program)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.checked is None
+    assert any("dependencies, too many to check" in " ".join(d.notes) for d in result.diagnostics)
+    assert peak < 100_000_000
