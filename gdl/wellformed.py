@@ -35,6 +35,7 @@ from typing import Any, TextIO
 
 import networkx as nx
 
+from gdl.budget import LOAD_SECONDS, budget
 from gdl.diagnostics import Diagnostic, Level
 from gdl.engines.base import goal_number
 from gdl.errors import GameDefinitionError
@@ -545,7 +546,12 @@ def check_files(
             continue
         bar = ProgressBar()
         try:
-            report = analyse(load(file, engine), max_states, seconds, progress=bar)
+            # The time per game covers loading it too.
+            started = time.monotonic()
+            with budget("loading", seconds, total=True, wall=True):
+                game = load(file, engine, max_seconds=min(seconds, LOAD_SECONDS))
+            left = max(seconds - (time.monotonic() - started), 0.01)
+            report = analyse(game, max_states, left, progress=bar)
         except ValueError as problem:  # a run-time promise of GDL the reasoner could not keep
             print(f"gdl check: {file}: {problem}", file=sys.stderr)
             status = 1

@@ -14,7 +14,7 @@ import pytest
 from hostile import long_rule, negation_bomb, static_spin
 
 import gdl
-from gdl.budget import BudgetExceededError, budget
+from gdl.budget import BudgetExceededError, budget, checkpoint
 from gdl.check import check
 from gdl.cli import main
 from gdl.datalog.evaluator import Database, Evaluator
@@ -116,3 +116,19 @@ def test_checking_a_negation_bomb_is_refused_in_little_memory() -> None:
     assert result.checked is None
     assert any("dependencies, too many to check" in " ".join(d.notes) for d in result.diagnostics)
     assert peak < 100_000_000
+
+
+def test_a_budget_of_wall_time_is_checked_like_one_of_cpu_time() -> None:
+    with budget("loading", 0.0, wall=True), pytest.raises(BudgetExceededError, match=r"budget of 0 s$"):
+        checkpoint()
+    with budget("loading", 0.0, wall=True), pytest.raises(BudgetExceededError):
+        gdl.parse(static_spin(12), engine="datalog")
+
+
+def test_check_dynamic_counts_loading_in_its_time_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "spin.kif"
+    path.write_text(static_spin(60))  # 13 million rounds of a join at load time
+    assert main(["check", "--dynamic", "--engine", "datalog", str(path), "--time-limit", "1"]) == 1
+    assert "loading took more than its budget of 1 s" in capsys.readouterr().err

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from gdl.budget import LOAD_SECONDS, BudgetExceededError
+from gdl.budget import LOAD_SECONDS, BudgetExceededError, budget
 from gdl.errors import GameTooLargeError, InvalidGameError
 from gdl.extensive.model import (
     Chance,
@@ -75,7 +75,8 @@ def read_gdl2(text: str, name: str = "<string>", *, seconds: float | None = None
     started = time.monotonic()
     limited = seconds is not None and seconds < LOAD_SECONDS
     try:
-        game = parse(text, file=name, max_seconds=seconds if limited else LOAD_SECONDS)
+        with budget("loading", seconds if limited else None, total=True, wall=True):
+            game = parse(text, file=name, max_seconds=seconds if limited else LOAD_SECONDS)
     except BudgetExceededError as problem:
         if limited and problem.total:
             raise OutOfTimeError(f"{name}: the time ran out while the rules were loaded") from None
