@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from gdl.budget import budget
 from gdl.cli._batch import solve_many
 from gdl.cli._common import (
     StatusLine,
@@ -87,12 +88,13 @@ def run(args: argparse.Namespace) -> int:
         status = solve_file(args, started)
         if status is not None:
             return status
-    game = load_game(args.game, args.engine, "solve")
+    # The time limit counts loading too: a game not loaded in time is not solved (exit 1).
+    with budget("loading", time_left(args.time_limit, started), total=True, wall=True):
+        game = load_game(args.game, args.engine, "solve")
     if game is None:
-        return 2
+        return 1 if time_left(args.time_limit, started) == 0 else 2
     bar = StatusLine("solve")
     try:
-        # The time limit counts loading too.
         left = time_left(args.time_limit, started)
         solution = solve(game, budget=left, max_states=args.max_states, progress=bar.states)
     finally:
