@@ -37,11 +37,12 @@ _PROCESS_STARTED = time.monotonic() - _process_age()
 _commands_started: list[float] = []
 
 
-def command_started() -> float:
+def command_started(command: str) -> float:
     """When the command being run started, on the :func:`time.monotonic` clock, for ``--time-limit``
-    to count from: the process's start for its first command (starting counts too), else now (a
-    program or a test that runs several commands)."""
-    _commands_started.append(time.monotonic() if _commands_started else _PROCESS_STARTED)
+    to count from: the process's start when the process is this command (``gdl COMMAND ...``, its
+    first command; starting counts too), else now (a program or a test running commands)."""
+    alone = not _commands_started and sys.argv[1:2] == [command]
+    _commands_started.append(_PROCESS_STARTED if alone else time.monotonic())
     return _commands_started[-1]
 
 

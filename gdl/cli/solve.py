@@ -75,7 +75,7 @@ Exit status: 0 solved, 1 not solved, 2 unusable input.""",
 
 
 def run(args: argparse.Namespace) -> int:
-    started = command_started()
+    started = command_started("solve")
     if args.more_games or args.cluster or args.jobs:
         games = [args.game, *args.more_games]
         other = [game for game in games if Path(game).suffix.lower() not in GDL_SUFFIXES]
