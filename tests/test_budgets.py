@@ -4,8 +4,6 @@ long rules, the unfolding of extensive forms), and every command honours its ``-
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -90,23 +88,20 @@ def test_solve_says_not_solved_and_exits_1_when_the_time_limit_runs_out(
     assert report["solved"] is False and "kriegtictactoe" in report["reason"]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("limit", [5.0, 20.0])
-def test_solve_honours_its_time_limit_on_kriegtictactoe(limit: float) -> None:
+@pytest.mark.slow  # it measures time
+def test_solve_honours_its_time_limit_on_kriegtictactoe(capsys: pytest.CaptureFixture[str]) -> None:
+    # Loading and unfolding run under a budget of wall time, checked at every node: the command ends
+    # within the limit however busy the machine (its process start is another matter).
     begun = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-c", "import sys; from gdl.cli import main; sys.exit(main(sys.argv[1:]))",
-         "solve", str(KRIEGTICTACTOE), "--time-limit", str(limit)],
-        capture_output=True, text=True, timeout=600,
-    )
-    assert done.returncode == 1 and "not solved" in done.stdout
-    assert time.monotonic() - begun < limit * 1.1 + 1.0
+    assert main(["solve", str(KRIEGTICTACTOE), "--time-limit", "5"]) == 1
+    assert time.monotonic() - begun < 5 * 1.1 + 1.0
+    assert "not solved" in capsys.readouterr().out
 
 
 def test_checking_a_negation_bomb_is_refused_in_little_memory() -> None:
-    # 800 heads reading each other: 640,000 dependencies split by constant arguments, about 200 MB (a
+    # 650 heads reading each other: 422,500 dependencies split by constant arguments, about 130 MB (a
     # 69 kB file of this kind took 3.2 GB to check).
-    text = negation_bomb(800)
+    text = negation_bomb(650)
     tracemalloc.start()
     try:
         result = check(read(text).program)
@@ -115,7 +110,7 @@ def test_checking_a_negation_bomb_is_refused_in_little_memory() -> None:
         tracemalloc.stop()
     assert result.checked is None
     assert any("dependencies, too many to check" in " ".join(d.notes) for d in result.diagnostics)
-    assert peak < 100_000_000
+    assert peak < 90_000_000
 
 
 def test_a_budget_of_wall_time_is_checked_like_one_of_cpu_time() -> None:

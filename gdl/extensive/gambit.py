@@ -491,7 +491,7 @@ def write_efg(game: ExtensiveGame) -> str:
         '""',
     ]
     chance_count = 0
-    for _, node in game.walk():
+    for node in game.nodes():
         if isinstance(node, Terminal):
             payoffs = tuple(node.payoff(player) for player in game.players)
             number = outcome_number.setdefault(payoffs, len(outcome_number) + 1)
