@@ -134,3 +134,15 @@ def test_solve_counts_loading_in_its_time_limit(tmp_path: Path, capsys: pytest.C
     path.write_text(static_spin(60))
     assert main(["solve", "--engine", "datalog", str(path), "--time-limit", "1"]) == 1
     assert "loading took more than its budget of " in capsys.readouterr().err
+
+
+def test_a_distinct_of_compound_terms_makes_no_term_per_round() -> None:
+    checked = check(read(static_spin(12)).program).checked
+    assert checked is not None
+    evaluator = Evaluator(checked)
+    database = Database()
+    for number in range(len(checked.strata)):
+        evaluator.run(number, database)
+    # 12 ** 4 rounds of (distinct (f ?a ?b ?c ?e) (f ?a ?b ?c ?e)): each made two terms f(...).
+    assert len(evaluator.table.args) < 1000
+    assert not database.facts("spin/4")
