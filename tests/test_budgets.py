@@ -50,10 +50,10 @@ def test_the_grounders_join_planning_checks_its_budget() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", ["datalog", "auto"])
-def test_a_static_join_of_a_hundred_million_rounds_ends_within_the_load_budget(engine: str) -> None:
+def test_a_static_join_of_a_billion_rounds_ends_within_the_load_budget(engine: str) -> None:
     begun = time.process_time()
     with pytest.raises(BudgetExceededError):
-        gdl.parse(static_spin(100), engine=engine, max_seconds=3.0)
+        gdl.parse(static_spin(200), engine=engine, max_seconds=3.0)
     assert time.process_time() - begun < 3.0 * 1.1 + 1.0
 
 
