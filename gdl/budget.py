@@ -5,7 +5,8 @@ negating itself under thousands of heads), so every phase of loading runs under 
 at :func:`checkpoint` in its loops: checking (the refined stratification), multiplying out ``or``,
 planning joins, evaluating the relations computed once per game, instantiating. Budgets nest: a
 checkpoint fails when any enclosing budget is spent. CPU time (:func:`time.process_time`) is counted,
-so that a busy machine does not make a game fail.
+so that a busy machine does not make a game fail; a budget of ``wall`` time (:func:`time.monotonic`)
+is what a user's time limit gives (the CLI's ``--time-limit``).
 
 >>> with budget("planning joins", 0.0):
 ...     checkpoint()
@@ -51,20 +52,29 @@ class _Budget:
     seconds: float
     deadline: float
     total: bool
+    wall: bool = False
+
+    def spent(self, cpu: float) -> bool:
+        """Whether the budget is spent, ``cpu`` being the CPU time now."""
+        return (time.monotonic() if self.wall else cpu) > self.deadline
 
 
 _budgets: ContextVar[tuple[_Budget, ...]] = ContextVar("gdl_budgets", default=())
 
 
 @contextmanager
-def budget(phase: str, seconds: float | None = None, *, total: bool = False) -> Iterator[None]:
-    """Run the ``with`` block under a budget of ``seconds`` (default: the phase's own, or none)."""
+def budget(
+    phase: str, seconds: float | None = None, *, total: bool = False, wall: bool = False
+) -> Iterator[None]:
+    """Run the ``with`` block under a budget of ``seconds`` (default: the phase's own, or none) of CPU
+    time, or with ``wall`` of time on the clock."""
     if seconds is None:
         seconds = PHASE_SECONDS.get(phase)
     if seconds is None:
         yield
         return
-    entry = _Budget(phase, seconds, time.process_time() + seconds, total)
+    now = time.monotonic() if wall else time.process_time()
+    entry = _Budget(phase, seconds, now + seconds, total, wall)
     token = _budgets.set((*_budgets.get(), entry))
     try:
         yield
@@ -73,9 +83,10 @@ def budget(phase: str, seconds: float | None = None, *, total: bool = False) -> 
 
 
 def deadline() -> float | None:
-    """The earliest deadline of the budgets in force (a :func:`time.process_time` instant), if any."""
-    budgets = _budgets.get()
-    return min(entry.deadline for entry in budgets) if budgets else None
+    """The earliest deadline of the CPU-time budgets in force (a :func:`time.process_time` instant), if
+    any (those of wall time are checked at :func:`checkpoint`)."""
+    budgets = [entry.deadline for entry in _budgets.get() if not entry.wall]
+    return min(budgets) if budgets else None
 
 
 def checkpoint() -> None:
@@ -85,7 +96,7 @@ def checkpoint() -> None:
         return
     now = time.process_time()
     for entry in budgets:
-        if now > entry.deadline:
+        if entry.spent(now):
             raise exceeded(entry)
 
 
@@ -93,9 +104,9 @@ def exceeded(entry: _Budget | None = None) -> BudgetExceededError:
     """The error for the first spent budget (or ``entry``)."""
     if entry is None:
         now = time.process_time()
-        entry = next((e for e in _budgets.get() if now > e.deadline), None)
+        entry = next((e for e in _budgets.get() if e.spent(now)), None)
         if entry is None:
             return BudgetExceededError("loading took more than its budget of CPU time", True)
-    return BudgetExceededError(
-        f"{entry.phase} took more than its budget of {entry.seconds:g} s of CPU time", entry.total
-    )
+    kind = "" if entry.wall else " of CPU time"
+    message = f"{entry.phase} took more than its budget of {entry.seconds:g} s{kind}"
+    return BudgetExceededError(message, entry.total)

@@ -85,3 +85,13 @@ class ViewerError(ValueError):
 
 class WorkerStartError(ValueError):
     """Worker processes that cannot start (e.g. a script without an ``if __name__ == "__main__":`` guard)."""
+
+
+class UnreadableFileError(OSError, ValueError):
+    """A file that cannot be read as a game: missing, not a regular file, too large or not UTF-8."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        #: Why, without the path: ``not a regular file (a FIFO)``.
+        self.reason = reason

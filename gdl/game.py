@@ -37,6 +37,7 @@ from gdl.errors import (
     KifSyntaxError,
     UnknownRoleError,
 )
+from gdl.files import read_text_file
 from gdl.syntax.model import Constant, Function, Term, Variable
 from gdl.syntax.reader import parse_term, parse_terms, read
 from gdl.syntax.spelling import spell
@@ -351,5 +352,4 @@ def load(
 ) -> Game:
     """A game from a ``.kif`` file; raises :class:`InvalidGameError` when it has errors (and, as
     :func:`parse`, :class:`gdl.budget.BudgetExceededError` past ``max_seconds`` of CPU time)."""
-    path = Path(path)
-    return _make_game(path.read_text(encoding="utf-8"), str(path), engine, reader, max_seconds)
+    return _make_game(read_text_file(path), str(path), engine, reader, max_seconds)

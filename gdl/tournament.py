@@ -19,12 +19,12 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import gdl
 from gdl.backend import Backend, Outcome, Processes
 from gdl.errors import PlayerSpecError
+from gdl.files import read_text_file
 from gdl.match import Match
 from gdl.players import PLAYER_KINDS, assign_roles, make_player, parse_spec
 
@@ -149,7 +149,7 @@ def run_tournament(
     ``isolate`` is :class:`gdl.match.Match`'s: by default each player of a GDL-II game runs in a process
     of its own; False plays them in their match's process (faster, unsafe with untrusted players).
     """
-    text = Path(path).read_text(encoding="utf-8")
+    text = read_text_file(path)
     game = _load(text, path, engine)
     if len(specs) != len(game.players):
         raise PlayerSpecError(

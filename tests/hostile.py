@@ -37,6 +37,16 @@ def static_tables(relations: int = 24) -> str:
     return BASE + digits + "\n" + tables + "\n" + moves + "\n"
 
 
+def static_spin(values: int = 100) -> str:
+    """A static join of four loops over ``values`` facts that never adds a fact (its last test always
+    fails): ``values ** 4`` rounds without a fact added, so a deadline checked only then never comes."""
+    digits = " ".join(f"(d {i})" for i in range(values))
+    return (
+        BASE + digits + "\n(<= (spin ?a ?b ?c ?e) (d ?a) (d ?b) (d ?c) (d ?e)"
+        " (distinct (f ?a ?b ?c ?e) (f ?a ?b ?c ?e)))\n(<= (legal robot stay) (spin ?a ?b ?c ?e))\n"
+    )
+
+
 def deep_nesting(levels: int = 5000) -> str:
     """A fact nested thousands of levels deep: recursion in the reader or the checker."""
     return BASE + "(deep " + "(f " * levels + "x" + ")" * (levels + 1) + "\n"
@@ -73,3 +83,10 @@ HOSTILE = {
     "deep-nesting": deep_nesting(),
     "nul-name": nul_name(),
 }
+
+
+def negation_bomb(heads: int = 1700) -> str:
+    """A relation negating itself under thousands of constant heads, each reading every head: the
+    graph split by constant arguments has ``heads ** 2`` edges (69 kB: 3.2 GB)."""
+    rules = "\n".join(f"(<= (n c{i}) (not (n ?x)) (d ?x))" for i in range(heads))
+    return BASE + "(d c0)\n" + rules + "\n(<= (legal robot stay) (n c0))\n"

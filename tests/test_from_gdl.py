@@ -10,7 +10,7 @@ import pytest
 
 import gdl
 from gdl.errors import GameTooLargeError
-from gdl.extensive.from_gdl import GdlExtensiveGame, NotExtensiveError, extensive_from_gdl
+from gdl.extensive.from_gdl import GdlExtensiveGame, NotExtensiveError, OutOfTimeError, extensive_from_gdl
 from gdl.extensive.model import Chance, Decision, Terminal
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
@@ -63,7 +63,7 @@ def test_budgets_of_nodes_and_seconds() -> None:
     leduc = gdl.load(GAMES / "leduc.kif")
     with pytest.raises(GameTooLargeError, match="more than 100 nodes"):
         extensive_from_gdl(leduc, max_nodes=100)
-    with pytest.raises(GameTooLargeError, match=r"nodes explored in 0 s"):
+    with pytest.raises(OutOfTimeError, match=r"nodes explored in 0 s"):
         extensive_from_gdl(leduc, seconds=0)
 
 

@@ -373,7 +373,8 @@ def random_games(draw: st.DrawFn) -> ExtensiveGame:
         kids = [node(depth + 1, {**own, player: (*own[player], f"did {label} at {key}")}) for label in labels]
         return Decision(player, key, labels, kids)
 
-    return ExtensiveGame(("1", "2"), node(0, {"1": (), "2": ()}), title=draw(st.text(max_size=5)))
+    title = draw(st.text(st.characters(blacklist_categories=("Cc",)), max_size=5))  # printable
+    return ExtensiveGame(("1", "2"), node(0, {"1": (), "2": ()}), title=title)
 
 
 @settings(max_examples=100, deadline=None)

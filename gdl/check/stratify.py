@@ -57,7 +57,14 @@ def _negative_cycles(graph: nx.DiGraph) -> list[tuple[set[Any], tuple[Any, Any]]
     return found
 
 
-def _refined_graph(program: Program, split: set[str]) -> tuple[nx.DiGraph, dict[Rule, _Node]]:
+#: Dependencies the refined graph may have (a few hundred bytes each). A relation negating itself under
+#: thousands of constant heads, each reading all the others, makes millions (a 69 kB file: 3.2 GB).
+MAX_REFINED_EDGES = 200_000
+
+
+def _refined_graph(program: Program, split: set[str]) -> tuple[nx.DiGraph, dict[Rule, _Node]] | None:
+    """The graph of the ``split`` relations' heads by constant arguments; None when it would have more
+    than :data:`MAX_REFINED_EDGES` edges."""
     heads: dict[str, set[_Pattern]] = defaultdict(set)
     for rule in program.rules:
         if rule.head.relation in split:
@@ -71,8 +78,12 @@ def _refined_graph(program: Program, split: set[str]) -> tuple[nx.DiGraph, dict[
 
     graph = nx.DiGraph()
     node_of: dict[Rule, _Node] = {}
+    edges = 0
     for rule in program.rules:
         checkpoint()
+        edges += sum(len(nodes_for(atom)) for atom, _ in walk_atoms(rule.body))
+        if edges > MAX_REFINED_EDGES:
+            return None
         head: _Node = (
             (rule.head.relation, _pattern(rule.head))
             if rule.head.relation in split
@@ -109,6 +120,25 @@ def _cycle_path(graph: nx.DiGraph, component: set[str], edge: tuple[str, str]) -
     return [u, *back]
 
 
+def _negated(graph: nx.DiGraph, edge: tuple[str, str]) -> Any:
+    """The first negated use along ``edge`` of the relation graph."""
+    uses = (use for use in graph.edges[edge]["uses"] if use.negative)
+    return min(uses, key=lambda use: use.atom.span.start)
+
+
+def _too_many_dependencies(graph: nx.DiGraph, component: set[str], edge: tuple[str, str]) -> Diagnostic:
+    negated = _negated(graph, edge)
+    return error(
+        "unstratified",
+        f"cycle through negation: '{negated.rule.head.relation}' depends on '(not {negated.atom})', which "
+        f"depends on '{negated.rule.head.relation}'",
+        negated.atom.span,
+        f"cycle: {describe_path(graph, _cycle_path(graph, component, edge))}",
+        f"split by constant arguments its rules have more than {MAX_REFINED_EDGES} dependencies, too many "
+        "to check that no cycle goes through negation",
+    )
+
+
 def stratify(
     program: Program, graph: nx.DiGraph
 ) -> tuple[tuple[Stratum, ...] | None, list[Diagnostic]]:
@@ -127,16 +157,16 @@ def stratify(
         return _strata(relation_graph, rules_of), []
 
     split = {relation for component, _ in cycles for relation in component}
-    refined, node_of = _refined_graph(program, split)
+    found = _refined_graph(program, split)
+    if found is None:
+        return None, [_too_many_dependencies(graph, component, edge) for component, edge in cycles]
+    refined, node_of = found
     diagnostics: list[Diagnostic] = []
     refined_cycles = _negative_cycles(refined)
     still_cyclic = {node[0] for component, _ in refined_cycles for node in component}
     for component, edge in cycles:
         path = _cycle_path(graph, component, edge)
-        negated = min(
-            (use for use in graph.edges[edge]["uses"] if use.negative),
-            key=lambda use: use.atom.span.start,
-        )
+        negated = _negated(graph, edge)
         cycle = describe_path(graph, path)
         if component & still_cyclic:
             diagnostics.append(

@@ -20,29 +20,53 @@ import gdl
 from gdl.check import CheckedProgram, check_text
 from gdl.diagnostics import Diagnostic, error
 from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS, ENGINES
-from gdl.errors import InvalidGameError, PlayerSpecError
+from gdl.errors import InvalidGameError, PlayerSpecError, UnreadableFileError
+from gdl.files import read_text_file
 from gdl.players import PLAYER_KINDS
 from gdl.players.registry import ROLE_PREFIX
 from gdl.wellformed_report import Progress
+
+
+def _process_age() -> float:
+    """Seconds since this process started (Linux; elsewhere 0): importing gdl's modules takes a while
+    on a busy machine, and a time limit counts it too."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as stat, open("/proc/uptime", encoding="ascii") as up:
+            ticks = int(stat.read().rpartition(")")[2].split()[19])  # field 22: start time in clock ticks
+            uptime = float(up.read().split()[0])
+        return max(uptime - ticks / os.sysconf("SC_CLK_TCK"), 0.0)
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+#: When the process started, on the :func:`time.monotonic` clock.
+_PROCESS_STARTED = time.monotonic() - _process_age()
+_commands_started: list[float] = []
+
+
+def command_started(command: str) -> float:
+    """When the command being run started, on the :func:`time.monotonic` clock, for ``--time-limit``
+    to count from: the process's start when the process is this command (``gdl COMMAND ...``, its
+    first command; starting counts too), else now (a program or a test running commands)."""
+    alone = not _commands_started and sys.argv[1:2] == [command]
+    _commands_started.append(_PROCESS_STARTED if alone else time.monotonic())
+    return _commands_started[-1]
+
+
+def time_left(limit: float, started: float) -> float:
+    """Seconds left of a time limit counted from ``started`` (none left: 0)."""
+    return max(limit - (time.monotonic() - started), 0.0)
 
 
 def source_text(path: Path, formats: tuple[str, ...] = ("gdl",)) -> str | Diagnostic:
     """The text of a game file, or an error diagnostic (code ``unreadable-file``) saying why it cannot
     be read, or that it is in none of the ``formats`` (see :data:`FORMATS`) and which command reads it."""
     try:
-        text = path.read_text(encoding="utf-8")
-        reason = format_problem(path, text, formats)
-        if reason is None:
-            return text
-    except IsADirectoryError:
-        reason = "is a directory"
-    except FileNotFoundError:
-        reason = "no such file"
-    except UnicodeDecodeError as problem:
-        reason = f"not UTF-8 text (byte {problem.start})"
-    except OSError as problem:
-        reason = problem.strerror or type(problem).__name__
-    return replace(error("unreadable-file", reason), file=str(path))
+        text = read_text_file(path)
+    except UnreadableFileError as problem:
+        return replace(error("unreadable-file", problem.reason), file=str(path))
+    reason = format_problem(path, text, formats)
+    return text if reason is None else replace(error("unreadable-file", reason), file=str(path))
 
 
 #: The formats of game files: what each is, and the commands to name for it (the main ones that read it).

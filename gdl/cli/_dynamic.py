@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from gdl.budget import LOAD_SECONDS, budget
 from gdl.cli._common import StatusLine
 from gdl.diagnostics import Diagnostic, Level
 from gdl.game import load
@@ -55,7 +57,12 @@ def check_files(
             continue
         line = StatusLine("check")
         try:
-            report = analyse(load(file, engine), max_states, seconds, progress=line.explored)
+            # The time per game covers loading it too.
+            started = time.monotonic()
+            with budget("loading", seconds, total=True, wall=True):
+                game = load(file, engine, max_seconds=min(seconds, LOAD_SECONDS))
+            left = max(seconds - (time.monotonic() - started), 0.01)
+            report = analyse(game, max_states, left, progress=line.explored)
         except ValueError as problem:  # a run-time promise of GDL the reasoner could not keep
             print(f"gdl check: {file}: {problem}", file=sys.stderr)
             status = 1

@@ -10,8 +10,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gdl.cli._common import StatusLine, counted, emit_json, plural, read_source
-from gdl.extensive import ExtensiveGame, ExtensiveGameError, NotExtensiveError, read_extensive
+from gdl.cli._common import StatusLine, counted, emit_json, plural, read_source, time_left
+from gdl.extensive import GDL_SUFFIXES, ExtensiveGame, ExtensiveGameError, NotExtensiveError, read_extensive
+from gdl.extensive.from_gdl import OutOfTimeError, read_gdl2
 from gdl.extensive.model import exact_fraction, tidy
 from gdl.extensive.solving import solve_extensive
 
@@ -45,7 +46,7 @@ def rational(value: float) -> str:
     return shown
 
 
-def solve_file(args: argparse.Namespace) -> int | None:
+def solve_file(args: argparse.Namespace, started: float | None = None) -> int | None:
     """``gdl solve`` on an extensive-form game file; None for a GDL-II game that has no extensive form
     gdl solves (neither one player nor two with constant-sum goals), after a note on stderr saying why,
     so that the perfect-information solver can report on it."""
@@ -53,14 +54,20 @@ def solve_file(args: argparse.Namespace) -> int | None:
     from gdl.extensive.sequence import NotTwoPlayerError
 
     start = time.perf_counter()
+    started = time.monotonic() if started is None else started  # --time-limit counts from here
     text = read_source(Path(args.game), "solve", EXTENSIVE_FORMATS)
     if text is None:
         return 2
     try:
-        game = read_extensive(text, args.game)
+        if Path(args.game).suffix.lower() in GDL_SUFFIXES:  # its unfolding is part of the time limit
+            game: ExtensiveGame = read_gdl2(text, args.game, seconds=time_left(args.time_limit, started))
+        else:
+            game = read_extensive(text, args.game)
     except NotExtensiveError as problem:
         print(f"gdl solve: {args.game}: no extensive form to solve: {problem}", file=sys.stderr)
         return None
+    except OutOfTimeError as problem:
+        return _not_solved(args, str(problem).removeprefix(f"{args.game}: "))
     except ExtensiveGameError as problem:
         _say(problem, args.game, "solve")
         return 2
@@ -70,6 +77,7 @@ def solve_file(args: argparse.Namespace) -> int | None:
               "player is solved exactly by backward induction (leave --method out)", file=sys.stderr)
         return 2
     loaded = time.perf_counter() - start
+    left = max(time_left(args.time_limit, started), 0.01)
     bar = StatusLine("solve")
     iterations = args.iterations or DEFAULT_ITERATIONS
     try:
@@ -79,14 +87,11 @@ def solve_file(args: argparse.Namespace) -> int | None:
             bar.say(f"CFR+ iteration {iteration} of {iterations}, exploitability {exploitability:.3g}")
 
         if method == "lp" and len(game.players) == 2:
-            bar.say(f"solving the sequence-form LP (HiGHS, at most {args.time_limit:g} s)")
-        solution = solve_extensive(game, method, iterations, args.time_limit, progress)
+            bar.say(f"solving the sequence-form LP (HiGHS, at most {left:.3g} s)")
+        solution = solve_extensive(game, method, iterations, left, progress)
     except (NotTwoPlayerError, LPError) as problem:
         bar.close()
-        if not args.json:
-            print(f"{args.game}: not solved: {problem}")
-        unsolved = {"game": args.game, "solved": False, "reason": str(problem)}
-        return 1 if emit_json(args, unsolved, "solve") else 2
+        return _not_solved(args, str(problem))
     bar.close()
     report = {"game": args.game, **solution.to_json(), "load_seconds": round(loaded, 4)}
     if not args.json:
@@ -98,6 +103,14 @@ def solve_file(args: argparse.Namespace) -> int | None:
 
 #: CFR+ iterations unless --iterations says otherwise.
 DEFAULT_ITERATIONS = 1000
+
+
+def _not_solved(args: argparse.Namespace, reason: str) -> int:
+    """Say that the game was not solved, and why; the exit status."""
+    if not args.json:
+        print(f"{args.game}: not solved: {reason}")
+    unsolved = {"game": args.game, "solved": False, "reason": reason}
+    return 1 if emit_json(args, unsolved, "solve") else 2
 
 
 def _print(report: dict[str, Any], game: ExtensiveGame, quiet: bool) -> None:

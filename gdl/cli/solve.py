@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 
+from gdl.budget import budget
 from gdl.cli._batch import solve_many
 from gdl.cli._common import (
     StatusLine,
@@ -20,9 +21,11 @@ from gdl.cli._common import (
     add_engine_option,
     add_json_options,
     add_time_limit,
+    command_started,
     emit_json,
     load_game,
     positive_int,
+    time_left,
 )
 from gdl.cli.extensive import DEFAULT_ITERATIONS, solve_file
 from gdl.extensive import is_extensive
@@ -78,6 +81,7 @@ Exit status: 0 solved, 1 not solved, 2 unusable input.""",
 
 
 def run(args: argparse.Namespace) -> int:
+    started = command_started("solve")
     games = args.games
     args.game = games[0]
     extensive = [game for game in games if is_extensive(game)]
@@ -88,12 +92,14 @@ def run(args: argparse.Namespace) -> int:
     if len(games) > 1 or args.cluster or args.jobs:
         return solve_many(args, games)
     if extensive:
-        status = solve_file(args)
+        status = solve_file(args, started)
         if status is not None:
             return status
-    game = load_game(args.game, args.engine, "solve")
+    # The time limit counts loading too: a game not loaded in time is not solved (exit 1).
+    with budget("loading", time_left(args.time_limit, started), total=True, wall=True):
+        game = load_game(args.game, args.engine, "solve")
     if game is None:
-        return 2
+        return 1 if time_left(args.time_limit, started) == 0 else 2
     bar = StatusLine("solve")
     searched = [0, 0.0]  # states and seconds so far, for Ctrl-C
 
@@ -102,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
         bar.states(states, seconds)
 
     try:
-        solution = solve(game, budget=args.time_limit, max_states=args.max_states, progress=progress)
+        left = time_left(args.time_limit, started)
+        solution = solve(game, budget=left, max_states=args.max_states, progress=progress)
     except KeyboardInterrupt:
         bar.close()
         states, seconds = searched

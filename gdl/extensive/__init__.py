@@ -29,6 +29,7 @@ from gdl.extensive.model import (
     Strategy,
     Terminal,
 )
+from gdl.files import read_text_file
 
 
 class UnknownFormatError(ExtensiveGameError):
@@ -52,8 +53,8 @@ def is_extensive(path: str | Path) -> bool:
     file by its rules (the role ``random`` or ``sees`` rules; an unreadable file is not)."""
     if Path(path).suffix.lower() in GDL_SUFFIXES:
         try:
-            return is_extensive_text(Path(path).read_text(encoding="utf-8"), str(path))
-        except (OSError, UnicodeDecodeError):
+            return is_extensive_text(read_text_file(path), str(path))
+        except OSError:  # unreadable (not a regular file, too large, not UTF-8): not an extensive game
             return False
     return Path(path).suffix.lower() in READERS
 
@@ -83,11 +84,11 @@ def read_extensive(text: str, name: str) -> ExtensiveGame:
 
 
 def load_extensive(path: str | Path) -> ExtensiveGame:
-    """The extensive-form game in a file (see :func:`read_extensive`); ``OSError`` or
-    ``UnicodeDecodeError`` when the file cannot be read."""
+    """The extensive-form game in a file (see :func:`read_extensive`);
+    :class:`~gdl.errors.UnreadableFileError` when the file cannot be read."""
     if Path(path).suffix.lower() not in READERS:
         return read_extensive("", str(path))  # raises UnknownFormatError before reading anything
-    return read_extensive(Path(path).read_text(encoding="utf-8"), str(path))
+    return read_extensive(read_text_file(path), str(path))
 
 
 def write_extensive(game: ExtensiveGame, path: str | Path) -> None:

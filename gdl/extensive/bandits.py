@@ -31,6 +31,8 @@ chance's ``success`` and ``failure`` (an outcome of probability 0 is left out).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Generator
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -45,6 +47,10 @@ STAY = "stay"
 ATTACKED = "attacked"
 #: The default budget of game-tree nodes (about 0.5 kB of memory each, with the LP: see docs/bandits.md).
 MAX_NODES = 1_000_000
+#: An agent's node also holds its path (its information set's key, the squares visited), some 24 bytes
+#: a step: a node this many steps deep is counted as one more node (an open 100 x 100 maze's first
+#: path, ten thousand squares deep, took gigabytes before the budget of nodes was spent).
+STEPS_PER_NODE = 20
 
 
 @dataclass(frozen=True)
@@ -178,6 +184,29 @@ class BanditsGame:
         return "[" + ", ".join(self.sequence_steps(sequence)) + "]"
 
 
+#: A node being built: it yields the builds of its children, is sent each child built, returns itself.
+_Build = Generator["_Build", Node, Node]
+
+
+def _run(build: _Build) -> Node:
+    """Drive a build and the builds it yields on a stack of its own: a path through an open maze is
+    thousands of squares long, deeper than Python's recursion allows."""
+    stack = [build]
+    built: Node | None = None
+    while True:
+        try:
+            child = stack[-1].send(built) if built is not None else next(stack[-1])
+        except StopIteration as done:
+            stack.pop()
+            built = done.value
+            if not stack:
+                assert built is not None
+                return built
+            continue
+        stack.append(child)
+        built = None
+
+
 class _Builder:
     def __init__(self, maze: Maze, max_nodes: int) -> None:
         self.maze = maze
@@ -189,9 +218,14 @@ class _Builder:
         self.agent_prefix = f"{AGENT}:{self.labels[maze.start]}"
         self.terminals: dict[int, Terminal] = {}
 
-    def count(self) -> None:
-        self.nodes += 1
-        if self.nodes > self.max_nodes:
+    def count(self, nodes: int = 1) -> None:
+        self.afford(nodes)
+        self.nodes += nodes
+
+    def afford(self, nodes: int) -> None:
+        """Refuse the game if ``nodes`` more would pass the budget: each choice of a node leads to a node
+        at least, so a choice of a million placements is refused before it is listed."""
+        if self.nodes + nodes > self.max_nodes:
             raise GameTooLargeError(
                 f"the maze's game has more than {self.max_nodes} nodes (a smaller maze, or raise --max-nodes)"
             )
@@ -202,55 +236,63 @@ class _Builder:
             self.terminals[payoff] = Terminal({AGENT: payoff, ATTACKER: -payoff})
         return self.terminals[payoff]
 
-    def root(self) -> Node:
+    def root(self) -> _Build:
         self.count()
+        self.afford(math.comb(len(self.maze.dangerous), self.maze.bandits))
         choices = placements(self.maze)
-        children = [self.agent_turn(initial_play(self.maze, placement), ()) for placement in choices]
+        children: list[Node] = []
+        for placement in choices:
+            children.append((yield self.agent_turn(initial_play(self.maze, placement), ())))
         return Decision(ATTACKER, PLACE_INFOSET, [placement_label(p) for p in choices], children)
 
-    def agent_turn(self, play: Play, steps: tuple[str, ...]) -> Node:
+    def agent_turn(self, play: Play, steps: tuple[str, ...]) -> _Build:
         """The agent's turn; ``steps`` are its past as it knows it (squares entered, attacks survived)."""
         moves = agent_moves(self.maze, play)
         payoff = final_payoff(self.maze, play, moves)
         if payoff is not None:
             return self.terminal(payoff)
-        self.count()
+        self.count(1 + len(steps) // STEPS_PER_NODE)
         key = " ".join((self.agent_prefix, *steps))
         self.pasts.setdefault(key, steps)
         labels = [self.labels[square] for square in moves]
-        children = [
-            self.entered(enter(self.maze, play, square), (*steps, label))
-            for square, label in zip(moves, labels, strict=True)
-        ]
+        children: list[Node] = []
+        for square, label in zip(moves, labels, strict=True):
+            children.append((yield self.entered(enter(self.maze, play, square), (*steps, label))))
         return Decision(AGENT, key, labels, children)
 
-    def entered(self, entered: Entered, steps: tuple[str, ...]) -> Node:
+    def entered(self, entered: Entered, steps: tuple[str, ...]) -> _Build:
         play = entered.play
         if entered.event == "attack":
             self.count()
             # An outcome of probability 0 is left out (p is 0 or 1).
             labels = [label for label, p in (("success", self.success), ("failure", 1 - self.success)) if p]
             attacked = (*steps[:-1], f"{steps[-1]} {ATTACKED}")
-            children = [
-                self.terminal(0) if label == "success" else self.agent_turn(survive(play), attacked)
-                for label in labels
-            ]
+            children: list[Node] = []
+            for label in labels:
+                if label == "success":
+                    children.append(self.terminal(0))
+                else:
+                    children.append((yield self.agent_turn(survive(play), attacked)))
             odds = [self.success if label == "success" else 1 - self.success for label in labels]
             return Chance(labels, odds, children)
         if entered.event == "alarm":
             self.count()
             key = alarm_infoset(play)
             self.pasts.setdefault(key, (placement_label(play.placement), f"alarm {self.labels[play.square]}"))
+            free = len(self.maze.dangerous) - len(play.bandits) - (play.square not in play.bandits)
+            self.afford(1 + len(play.bandits) * free)
             moves = relocations(self.maze, play)
-            children = [self.agent_turn(relocate(play, move), steps) for move in moves]
-            return Decision(ATTACKER, key, [relocation_label(move) for move in moves], children)
-        return self.agent_turn(play, steps)
+            relocated: list[Node] = []
+            for move in moves:
+                relocated.append((yield self.agent_turn(relocate(play, move), steps)))
+            return Decision(ATTACKER, key, [relocation_label(move) for move in moves], relocated)
+        return (yield self.agent_turn(play, steps))
 
 
 def bandits_game(maze: Maze, *, max_nodes: int = MAX_NODES) -> BanditsGame:
     """The maze's game as an extensive-form game; :class:`~gdl.errors.GameTooLargeError` past
     ``max_nodes`` nodes."""
     builder = _Builder(maze, max_nodes)
-    root = builder.root()
+    root = _run(builder.root())
     game = ExtensiveGame((AGENT, ATTACKER), root, title="bandits")
     return BanditsGame(maze, game, builder.pasts)

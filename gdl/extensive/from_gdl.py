@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from gdl.budget import LOAD_SECONDS, BudgetExceededError, budget
 from gdl.errors import GameTooLargeError, InvalidGameError
 from gdl.extensive.model import (
     Chance,
@@ -65,11 +66,23 @@ class NotExtensiveError(GdlSourceError):
     """A GDL game that is not a game of one player or a two-player constant-sum game (besides nature)."""
 
 
-def read_gdl2(text: str, name: str = "<string>") -> GdlExtensiveGame:
+class OutOfTimeError(GdlSourceError):
+    """The time given ran out before the extensive form was complete."""
+
+
+def read_gdl2(text: str, name: str = "<string>", *, seconds: float | None = None) -> GdlExtensiveGame:
     """The extensive form of the GDL-II game in ``text`` (``name`` is its file, for messages); any
-    problem is a :class:`GdlSourceError` whose message starts with ``name``."""
+    problem is a :class:`GdlSourceError` whose message starts with ``name``. With ``seconds``, loading
+    and exploring take at most that long together, else :class:`OutOfTimeError`."""
+    started = time.monotonic()
+    limited = seconds is not None and seconds < LOAD_SECONDS
     try:
-        game = parse(text, file=name)
+        with budget("loading", seconds if limited else None, total=True, wall=True):
+            game = parse(text, file=name, max_seconds=seconds if limited else LOAD_SECONDS)
+    except BudgetExceededError as problem:
+        if limited and problem.total:
+            raise OutOfTimeError(f"{name}: the time ran out while the rules were loaded") from None
+        raise GdlSourceError(f"{name}: {problem}") from None
     except InvalidGameError as problem:
         lines = [diagnostic.format() for diagnostic in problem.diagnostics]
         lines.append(f"{name}: the game has errors (see `gdl check {name}`)")
@@ -81,8 +94,9 @@ def read_gdl2(text: str, name: str = "<string>") -> GdlExtensiveGame:
             f"{name}: a GDL game without the role random or sees rules (gdl solve solves it as a game "
             "of perfect information)"
         )
+    left = DEFAULT_SECONDS if seconds is None else seconds - (time.monotonic() - started)
     try:
-        return extensive_from_gdl(game)
+        return extensive_from_gdl(game, seconds=left)
     except GdlSourceError as problem:
         raise type(problem)(f"{name}: {problem}") from None
     except ValueError as problem:  # too large, no legal move, no goal value, ...
@@ -113,7 +127,8 @@ def extensive_from_gdl(
     """The extensive form of ``game`` (see the module docstring).
 
     Raises :class:`NotExtensiveError` for a game without one or two players or with two whose goals are
-    not constant-sum, and :class:`~gdl.errors.GameTooLargeError` past ``max_nodes`` or ``seconds``."""
+    not constant-sum, :class:`~gdl.errors.GameTooLargeError` past ``max_nodes`` and
+    :class:`OutOfTimeError` past ``seconds``."""
     if len(game.players) not in (1, 2):
         raise NotExtensiveError(
             f"game {game.name!r} has {len(game.players)} player{'' if len(game.players) == 1 else 's'} "
@@ -159,8 +174,8 @@ class _Explorer:
                 f"game {self.game.name!r} has more than {self.max_nodes} nodes in extensive form"
             )
         if time.monotonic() - self.started > self.seconds:
-            raise GameTooLargeError(
-                f"game {self.game.name!r}: {self.nodes} nodes explored in {self.seconds:g} s, "
+            raise OutOfTimeError(
+                f"game {self.game.name!r}: {self.nodes} nodes explored in {max(self.seconds, 0):.3g} s, "
                 "and the extensive form is not complete"
             )
 

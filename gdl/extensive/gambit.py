@@ -54,6 +54,7 @@ advice rather than silently renormalised.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -69,6 +70,7 @@ from gdl.extensive.model import (
     Node,
     Terminal,
 )
+from gdl.files import read_text_file
 
 _TOKEN = re.compile(r'\s*("(?:[^"\\]|\\.)*"|[{},]|[^\s{}",]+)', re.DOTALL)
 _NUMBER = re.compile(r"[+-]?\d+/\d+|[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
@@ -76,6 +78,9 @@ _NUMBER = re.compile(r"[+-]?\d+/\d+|[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+
 #: billion-digit integer.
 MAX_NUMBER_LENGTH = 200
 MAX_EXPONENT = 400
+#: The largest magnitude of a number: payoffs are solved in floating point, where 1e400 is infinite.
+MAX_MAGNITUDE = 2**53
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _INTEGER = re.compile(r"\d+")
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 
@@ -182,6 +187,15 @@ class _Reader:
             raise self.error(f"expected {what} (a quoted string), found {_show(token)}", token)
         return token.text
 
+    def name(self, what: str) -> str:
+        """A quoted string that gdl keeps and prints (a title, a player, an information set, an action):
+        without control characters, which must not reach a terminal."""
+        token = self.peek()
+        text = self.string(what)
+        if _CONTROL.search(text):
+            raise self.error(f"{what} {text!r} holds a control character", token)
+        return text
+
     def peek_string(self) -> bool:
         return not self.at_end() and self.peek().quoted
 
@@ -215,6 +229,11 @@ class _Reader:
             value = Fraction(token.text)
         except ZeroDivisionError:
             raise self.error(f"division by zero in {token.text!r}", token) from None
+        if abs(value) > MAX_MAGNITUDE:
+            raise self.error(
+                f"{what} {token.text[:20]!r} is out of range (from {-MAX_MAGNITUDE} to {MAX_MAGNITUDE})",
+                token,
+            )
         self.numbers[token.text] = value
         return value
 
@@ -224,11 +243,11 @@ class _Reader:
         kind = self.next("R or D")
         if kind.quoted or kind.text not in ("R", "D"):
             raise self.error(f"expected R (rational) or D (decimal), found {_show(kind)}", kind)
-        title = self.string("the game's title")
+        title = self.name("the game's title")
         self.expect("{")
         names: list[str] = []
         while self.peek_string():
-            names.append(self.string("a player name"))
+            names.append(self.name("a player name"))
         brace = self.expect("}")
         if not names:
             raise self.error("a game needs at least one player", brace)
@@ -269,7 +288,7 @@ class _Reader:
         if not self.peek_string():
             return
         name_token = self.peek()
-        name = self.string("the information set's name")
+        name = self.name("the information set's name")
         known = self.infoset_names.get(key)
         if known is None or not known[0]:
             self.infoset_names[key] = (name, name_token)
@@ -296,7 +315,7 @@ class _Reader:
         labels: list[str] = []
         probabilities: list[Fraction] = []
         while not self.peek_symbol("}"):
-            labels.append(self.string("an action name or '}'"))
+            labels.append(self.name("an action name or '}'"))
             if key[0] == 0:
                 probabilities.append(self.number("the action's probability"))
         self.expect("}")
@@ -382,18 +401,16 @@ def read_efg(text: str, file: str = "<string>") -> ExtensiveGame:
     root = reader.tree()
     keys = _infoset_keys(reader)
     players = reader.players
-    lines: dict[History, _Token] = {}
 
-    def build(raw: _Raw, history: History) -> Node:
+    def build(raw: _Raw) -> Node:
         # Children first, without recursion: a deep file must not exhaust the Python stack.
         built: dict[int, Node] = {}
         order: list[_Raw] = []
-        pending = [(raw, history)]
+        pending = [raw]
         while pending:
-            item, path = pending.pop()
+            item = pending.pop()
             order.append(item)
-            lines[path] = item.token
-            pending.extend((c, (*path, a)) for a, c in zip(item.actions, item.children, strict=True))
+            pending.extend(item.children)
         for item in reversed(order):
             children = [built.pop(id(c)) for c in item.children]
             try:
@@ -402,13 +419,21 @@ def read_efg(text: str, file: str = "<string>") -> ExtensiveGame:
                 raise reader.error(str(problem), item.token) from None
         return built[id(raw)]
 
-    tree = build(root, ())
+    tree = build(root)
     try:
         return ExtensiveGame(players, tree, title=title)
     except ImperfectRecallError as problem:
-        raise reader.error(str(problem), lines[problem.histories[1]]) from None
+        raise reader.error(str(problem), _node_at(root, problem.histories[1]).token) from None
     except ExtensiveGameError as problem:  # not expected from a file that parsed; still one clear line
         raise reader.error(str(problem), reader.tokens[0]) from None
+
+
+def _node_at(root: _Raw, history: History) -> _Raw:
+    """The node reached from ``root`` along ``history`` (action labels)."""
+    node = root
+    for label in history:
+        node = node.children[node.actions.index(label)]
+    return node
 
 
 def _node(
@@ -423,24 +448,26 @@ def _node(
 
 def _infoset_keys(reader: _Reader) -> dict[tuple[int, int], str]:
     names = {key: name for key, (name, _) in reader.infoset_names.items() if key[0] != 0}
-    used = [name for name in names.values() if name]
+    used = Counter(name for name in names.values() if name)
     keys: dict[tuple[int, int], str] = {}
     for player, number in (key for key in reader.infoset_actions if key[0] != 0):
         name = names.get((player, number), "")
-        if name and used.count(name) == 1:
+        if name and used[name] == 1:
             keys[(player, number)] = name
+    taken = set(keys.values())  # sets: a file of 60,000 information sets took minutes with lists
     for player, number in (key for key in reader.infoset_actions if key[0] != 0):
         if (player, number) not in keys:
             key = f"{reader.players[player - 1]}:{number}"
-            while key in used or key in keys.values():
+            while key in used or key in taken:
                 key += "'"
             keys[(player, number)] = key
+            taken.add(key)
     return keys
 
 
 def load_efg(path: str | Path) -> ExtensiveGame:
     """The game in a ``.efg`` file."""
-    return read_efg(Path(path).read_text(encoding="utf-8"), str(path))
+    return read_efg(read_text_file(path), str(path))
 
 
 def _quote(text: str) -> str:
@@ -464,7 +491,7 @@ def write_efg(game: ExtensiveGame) -> str:
         '""',
     ]
     chance_count = 0
-    for _, node in game.walk():
+    for node in game.nodes():
         if isinstance(node, Terminal):
             payoffs = tuple(node.payoff(player) for player in game.players)
             number = outcome_number.setdefault(payoffs, len(outcome_number) + 1)

@@ -35,6 +35,7 @@ moves are uniform (the only chance the format has).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -43,6 +44,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gdl.errors import UnreadableFileError
 from gdl.extensive.jsonwrite import PLAYERS, JsonWriteError, write_json_game
 from gdl.extensive.model import (
     Chance,
@@ -50,9 +52,11 @@ from gdl.extensive.model import (
     ExtensiveGame,
     ExtensiveGameError,
     Node,
+    Sequences,
     Terminal,
     format_history,
 )
+from gdl.files import read_text_file
 
 if TYPE_CHECKING:
     import jsonschema
@@ -68,8 +72,6 @@ __all__ = [
     "write_json_game",
 ]
 
-#: Files larger than this are refused before they are read.
-MAX_BYTES = 64 * 1024 * 1024
 #: The tree built from a game (shared states copied per path) may have at most this many nodes.
 DEFAULT_MAX_NODES = 500_000
 #: At most this many problems are listed; the rest are counted.
@@ -111,7 +113,9 @@ def read_json_game(source: str | Path, *, max_nodes: int = DEFAULT_MAX_NODES) ->
 def parse_json_game(text: str, name: str = "<json>", *, max_nodes: int = DEFAULT_MAX_NODES) -> ExtensiveGame:
     """The game in JSON ``text``; ``name`` (the file's) starts each line of a :class:`JsonGameError`."""
     try:
-        document = json.loads(text)
+        document = json.loads(text, parse_constant=_no_constant)
+    except _NotANumber as problem:
+        raise JsonGameError([JsonProblem("$", str(problem))], name) from None
     except json.JSONDecodeError as problem:
         raise JsonGameError(
             [JsonProblem(f"line {problem.lineno} column {problem.colno}", f"not JSON: {problem.msg}")], name
@@ -121,19 +125,20 @@ def parse_json_game(text: str, name: str = "<json>", *, max_nodes: int = DEFAULT
     return game_from_json(document, source=name, max_nodes=max_nodes)
 
 
-def _read_file(path: Path) -> str:
-    def refuse(message: str) -> JsonGameError:
-        return JsonGameError([JsonProblem("$", message)], str(path))
+class _NotANumber(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity``: Python's json reads them, but they are not JSON."""
 
+
+def _no_constant(name: str) -> Any:
+    raise _NotANumber(f"not JSON: {name} is not a number JSON has")
+
+
+def _read_file(path: Path) -> str:
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise refuse(f"the file has {size} bytes, more than the {MAX_BYTES} a game may have")
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as problem:
-        raise refuse(f"not UTF-8 text: {problem.reason} at byte {problem.start}") from None
-    except OSError as problem:
-        raise refuse(f"cannot read the file: {problem.strerror or problem}") from None
+        return read_text_file(path)
+    except UnreadableFileError as problem:
+        reason = f"cannot read the file: {problem.reason}"
+        raise JsonGameError([JsonProblem("$", reason)], str(path)) from None
 
 
 def game_from_json(
@@ -141,7 +146,7 @@ def game_from_json(
 ) -> ExtensiveGame:
     """The game in an already parsed JSON document (see :func:`read_json_game`)."""
     try:
-        problems = _schema_problems(document)
+        problems = _control_characters(document) + _schema_problems(document)
         structure = _Structure(document)
         problems += structure.problems
         root: Node | None = None
@@ -263,6 +268,31 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
 
 # --- what the schema cannot see ------------------------------------------------------------------
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: The largest result: payoffs are solved in floating point, where larger integers are not exact.
+MAX_RESULT = 2**53
+
+
+def _control_characters(document: Any) -> list[JsonProblem]:
+    """A problem for each string (names, labels, knowledge, keys) holding a control character: gdl
+    prints them, and an escape sequence must not reach a terminal."""
+    problems = []
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if _CONTROL.search(key):
+                    message = f"the key {_short(key)} holds a control character"
+                    problems.append(JsonProblem(json_path(path), message))
+                stack.append((item, (*path, key)))
+        elif isinstance(value, list):
+            stack.extend((item, (*path, index)) for index, item in enumerate(value))
+        elif isinstance(value, str) and _CONTROL.search(value):
+            problems.append(JsonProblem(json_path(path), f"{_short(value)} holds a control character"))
+    return problems
+
+
 
 @dataclass(frozen=True)
 class _Action:
@@ -331,7 +361,13 @@ class _Structure:
         path = f"states[{index}]"
         if "result" in item:
             result = item["result"]
-            if isinstance(result, bool) or not isinstance(result, int | float) or result != int(result):
+            if isinstance(result, bool) or not isinstance(result, int | float):
+                return None
+            if not -MAX_RESULT <= result <= MAX_RESULT:  # also NaN and the infinity 1e400 is read as
+                message = f"the result {_short(result)} is not from {-MAX_RESULT} to {MAX_RESULT}"
+                self._problem(f"{path}.result", message)
+                return None
+            if result != int(result):
                 return None
             return _State(index, item["name"], None, "", None, Fraction(int(result)))
         player = item.get("player")
@@ -413,11 +449,10 @@ class _Structure:
             if action.target not in self.states:
                 continue  # a broken link or a malformed state, already reported
             if action.target in on_path:
-                loop = [*path[on_path[action.target] :], action.target]
                 self._problem(
                     action.path,
                     f"action {action.label!r} of state {state.name!r} closes a cycle: "
-                    + " -> ".join(map(repr, loop)),
+                    + _cycle(path, on_path[action.target]),
                 )
             elif action.target not in done:
                 target = self.states[action.target]
@@ -475,25 +510,25 @@ class _Structure:
         return _Builder(self).run()
 
 
-Past = tuple[tuple[str, str], ...]
-
-
 class _Builder:
-    """Unfolds the states into a tree, checking perfect recall on the way."""
+    """Unfolds the states into a tree, checking perfect recall on the way. Histories and the players'
+    own pasts (pairs of knowledge and action label) are numbered :class:`Sequences`."""
 
     def __init__(self, structure: _Structure) -> None:
         self.structure = structure
+        self.sequences = Sequences()
         # information set -> the first state, history and own past that reached it
-        self.first: dict[tuple[str, str], tuple[_State, tuple[str, ...], Past]] = {}
+        self.first: dict[tuple[str, str], tuple[_State, int, int]] = {}
         self.reported: set[tuple[str, str]] = set()
         self.problems: list[JsonProblem] = []
 
     def run(self) -> tuple[Node | None, list[JsonProblem]]:
         start = self.structure.start
         assert start is not None
+        sequences = self.sequences
         # Post-order without recursion: (state, history, pasts, built children or None).
         built: list[Node] = []
-        stack: list[tuple[_State, tuple[str, ...], dict[str, Past], bool]] = [(start, (), {}, False)]
+        stack: list[tuple[_State, int, dict[str, int], bool]] = [(start, Sequences.EMPTY, {}, False)]
         while stack:
             state, history, pasts, expanded = stack.pop()
             if state.actions is None:
@@ -511,10 +546,11 @@ class _Builder:
             for action in reversed(actions):
                 child_pasts = pasts
                 if state.player is not None:
-                    own = (*pasts.get(state.player, ()), (state.knowledge, action.label))
+                    past = pasts.get(state.player, Sequences.EMPTY)
+                    own = sequences.extend(past, (state.knowledge, action.label))
                     child_pasts = {**pasts, state.player: own}
                 target = self.structure.states[action.target]
-                stack.append((target, (*history, action.label), child_pasts, False))
+                stack.append((target, sequences.extend(history, action.label), child_pasts, False))
         if self.problems:
             return None, self.problems
         (root,) = built
@@ -536,11 +572,14 @@ class _Builder:
             return Chance.uniform(labels, children)
         return Decision(state.player, f"{state.player}:{state.knowledge}", labels, children)
 
-    def _check_recall(self, state: _State, history: tuple[str, ...], pasts: Mapping[str, Past]) -> None:
+    def _shown(self, history: int) -> str:
+        return format_history(self.sequences.history(history))
+
+    def _check_recall(self, state: _State, history: int, pasts: Mapping[str, int]) -> None:
         if state.player is None:
             return
         key = (state.player, state.knowledge)
-        past = pasts.get(state.player, ())
+        past = pasts.get(state.player, Sequences.EMPTY)
         first = self.first.setdefault(key, (state, history, past))
         if first[2] != past and key not in self.reported:
             self.reported.add(key)
@@ -548,10 +587,29 @@ class _Builder:
                 JsonProblem(
                     state.path,
                     f"imperfect recall: player {state.player} cannot tell {first[0].name!r} at "
-                    f"{format_history(first[1])} from {state.name!r} at {format_history(history)} "
+                    f"{self._shown(first[1])} from {state.name!r} at {self._shown(history)} "
                     f"(knowledge {state.knowledge!r}), but its own moves before them differ",
                 )
             )
+
+
+#: The states of a cycle named in full up to this many; a longer one by its first and last ones.
+CYCLE_SHOWN = 8
+
+
+def _cycle(path: list[str], start: int) -> str:
+    """The cycle from ``path[start]`` to the end of ``path`` and back. A long one is shortened: twenty
+    thousand cycles along one path, each named in full, made gigabytes of messages."""
+    length = len(path) - start
+    if length <= CYCLE_SHOWN:
+        names = [repr(name) for name in path[start:]]
+    else:
+        half = CYCLE_SHOWN // 2
+        names = [
+            *map(repr, path[start : start + half]), f"... ({length - CYCLE_SHOWN} more)",
+            *map(repr, path[len(path) - half :]),
+        ]
+    return " -> ".join([*names, repr(path[start])])
 
 
 def _in_document_order(problems: list[JsonProblem]) -> list[JsonProblem]:

@@ -85,6 +85,40 @@ def format_history(history: History) -> str:
     return "(" + ", ".join(history) + ")"
 
 
+class Sequences:
+    """Sequences of steps (a history, a player's own past) as numbers: extending one is one dictionary
+    entry, and equal sequences have equal numbers, so a deep tree keeps one entry per node where
+    tuples would copy the whole path at every node (a chain of 100,000 states took gigabytes)."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[tuple[int, object], int] = {}
+        self._links: list[tuple[int, object]] = [(0, None)]
+
+    #: The empty sequence.
+    EMPTY = 0
+
+    def extend(self, sequence: int, step: object) -> int:
+        """The number of ``sequence`` followed by ``step``."""
+        key = (sequence, step)
+        found = self._numbers.get(key)
+        if found is None:
+            found = self._numbers[key] = len(self._links)
+            self._links.append(key)
+        return found
+
+    def steps(self, sequence: int) -> tuple[object, ...]:
+        """The steps of a sequence, first to last."""
+        found = []
+        while sequence:
+            sequence, step = self._links[sequence]
+            found.append(step)
+        return tuple(reversed(found))
+
+    def history(self, sequence: int) -> History:
+        """A sequence of action labels as a :data:`History`."""
+        return tuple(str(step) for step in self.steps(sequence))
+
+
 def to_fraction(value: Number) -> Fraction:
     """An exact fraction; a float is taken as the decimal it prints as (``0.1`` is ``1/10``)."""
     if isinstance(value, bool):
@@ -282,9 +316,19 @@ class ExtensiveGame:
         """The information sets where ``player`` moves, in walk order."""
         return tuple(s for s in self.infosets.values() if s.player == player)
 
+    def nodes(self) -> Iterator[Node]:
+        """Every node, in the order of :meth:`walk`, without the histories (which cost a copy of the
+        path at each node)."""
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            yield node
+            if not isinstance(node, Terminal):
+                stack.extend(reversed(node.children))
+
     def constant_sum(self) -> Fraction | None:
         """The sum of payoffs common to every terminal, or None if they differ."""
-        distinct = {node.payoffs for _, node in self.walk() if isinstance(node, Terminal)}
+        distinct = {node.payoffs for node in self.nodes() if isinstance(node, Terminal)}
         sums = {sum((value for _, value in payoffs), Fraction(0)) for payoffs in distinct}
         return sums.pop() if len(sums) == 1 else None
 
@@ -306,12 +350,18 @@ def _check(players: tuple[str, ...], root: Node) -> tuple[dict[str, InformationS
     """Check the tree (see the module docstring); return its information sets and node counts."""
     known = set(players)
     infosets: dict[str, InformationSet] = {}
+    # Histories and the players' own pasts (the information sets each acted in and what it chose
+    # there) are numbered sequences: tuples of them would copy the path at every node.
+    sequences = Sequences()
     # infoset key -> (a history reaching it, the player's own past along it)
-    pasts: dict[str, tuple[History, tuple[tuple[str, str], ...]]] = {}
+    pasts: dict[str, tuple[int, int]] = {}
     sizes = {"terminal": 0, "chance": 0, "decision": 0}
-    # Depth first, children in action order. Each entry: node, its history, and each player's own
-    # past along it (the information sets it acted in and what it chose there).
-    stack: list[tuple[Node, History, dict[str, tuple[tuple[str, str], ...]]]] = [(root, (), {})]
+    # Depth first, children in action order. Each entry: node, its history, and each player's own past.
+    stack: list[tuple[Node, int, dict[str, int]]] = [(root, Sequences.EMPTY, {})]
+
+    def shown(history: int) -> str:
+        return format_history(sequences.history(history))
+
     while stack:
         node, history, own = stack.pop()
         if isinstance(node, Terminal):
@@ -319,25 +369,25 @@ def _check(players: tuple[str, ...], root: Node) -> tuple[dict[str, InformationS
             named = {player for player, _ in node.payoffs}
             if named != known:
                 raise ExtensiveGameError(
-                    f"terminal at {format_history(history)} has payoffs for {sorted(named)}, "
+                    f"terminal at {shown(history)} has payoffs for {sorted(named)}, "
                     f"but the players are {list(players)}"
                 )
             continue
         if isinstance(node, Chance):
             sizes["chance"] += 1
             pairs = tuple(zip(node.actions, node.children, strict=True))
-            stack.extend((child, (*history, a), own) for a, child in reversed(pairs))
+            stack.extend((child, sequences.extend(history, a), own) for a, child in reversed(pairs))
             continue
         if not isinstance(node, Decision):
-            raise ExtensiveGameError(f"not a node at {format_history(history)}: {node!r}")
+            raise ExtensiveGameError(f"not a node at {shown(history)}: {node!r}")
         sizes["decision"] += 1
         if node.player not in known:
             raise ExtensiveGameError(
-                f"decision at {format_history(history)} by unknown player {node.player!r} "
+                f"decision at {shown(history)} by unknown player {node.player!r} "
                 f"(the players are {list(players)})"
             )
         found = infosets.get(node.infoset)
-        past = own.get(node.player, ())
+        past = own.get(node.player, Sequences.EMPTY)
         if found is None:
             infosets[node.infoset] = InformationSet(node.infoset, node.player, node.actions)
             pasts[node.infoset] = (history, past)
@@ -346,15 +396,18 @@ def _check(players: tuple[str, ...], root: Node) -> tuple[dict[str, InformationS
             if found.player != node.player:
                 raise InformationSetError(
                     f"information set {node.infoset!r} is player {found.player!r}'s at "
-                    f"{format_history(first)} but player {node.player!r}'s at {format_history(history)}"
+                    f"{shown(first)} but player {node.player!r}'s at {shown(history)}"
                 )
             if found.actions != node.actions:
                 raise InformationSetError(
                     f"information set {node.infoset!r} has actions {list(found.actions)} at "
-                    f"{format_history(first)} but {list(node.actions)} at {format_history(history)}"
+                    f"{shown(first)} but {list(node.actions)} at {shown(history)}"
                 )
             if pasts[node.infoset][1] != past:
-                raise ImperfectRecallError(node.infoset, node.player, first, history)
+                raise ImperfectRecallError(
+                    node.infoset, node.player, sequences.history(first), sequences.history(history)
+                )
         for action, child in reversed(tuple(zip(node.actions, node.children, strict=True))):
-            stack.append((child, (*history, action), {**own, node.player: (*past, (node.infoset, action))}))
+            mine = sequences.extend(past, (node.infoset, action))
+            stack.append((child, sequences.extend(history, action), {**own, node.player: mine}))
     return infosets, sizes

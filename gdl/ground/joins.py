@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from gdl.budget import checkpoint
 from gdl.errors import GameTooLargeError
 from gdl.ground.facts import ArgPath, Facts
 from gdl.ground.grounding import GroundRule, Value
@@ -136,6 +137,8 @@ def plan_join(rule: PatternRule, first: int | None, facts: Facts) -> Plan:
         return (facts.fanout(relation, paths), len(literal_vars[index] - bound))
 
     while remaining:
+        # Each choice scores every literal left: a body of n literals costs n * n / 2 scores.
+        checkpoint()
         chosen = first if first is not None and not order else min(remaining, key=key_size)
         remaining.discard(chosen)
         keys.append([] if chosen == first and not order else key_paths(body.positive[chosen][1], bound))
@@ -143,6 +146,7 @@ def plan_join(rule: PatternRule, first: int | None, facts: Facts) -> Plan:
         bound |= literal_vars[chosen]
 
     def decidable_step(found: set[Var]) -> int:
+        checkpoint()
         seen: set[Var] = set()
         for step, index in enumerate(order):
             seen |= literal_vars[index]
