@@ -57,6 +57,20 @@ def test_the_player_s_cpu_time_allowance_grows_with_the_clocks() -> None:
     assert allowances == sorted(set(allowances))
 
 
+@pytest.mark.skipif(not RAISES_LIMITS_OF_OTHERS, reason="reads another process's limits (Linux)")
+def test_refused_plays_add_nothing_to_the_allowance() -> None:
+    server = PlayerServer(FirstLegal, processes=True)
+    with serving(server) as url:
+        assert post(url, f"(START m xplayer ({TICTACTOE}) 10 2)") == (200, "ready")
+        pid = player_process(server, "m")
+        allowance = resource.prlimit(pid, resource.RLIMIT_CPU)[0]
+        for _ in range(5):
+            status, reply = post(url, "(PLAY m (a b c))")
+            assert status == 400 and "3 move(s) for 2 role(s)" in reply
+        assert resource.prlimit(pid, resource.RLIMIT_CPU)[0] == allowance
+        assert post(url, "(ABORT m)") == (200, "aborted")
+
+
 def test_a_player_may_spend_on_one_turn_the_time_its_start_left_unused() -> None:
     server = PlayerServer(Borrowing, margin=0.5, processes=True)
     with serving(server) as url:

@@ -443,10 +443,13 @@ class PlayerServer:
             pending.add_done_callback(partial(self._referee_followed, session))
 
     def _referee_followed(self, session: _Session, pending: asyncio.Future[Any]) -> None:
-        _quietly(pending)
-        # Steps the referee cannot follow are refused (and dropped) by the PLAY that brought them.
-        if not pending.cancelled() and pending.exception() is None:
-            self._keep_referee_up(session)
+        if pending.cancelled():
+            return
+        if (problem := pending.exception()) is not None:
+            # Steps it cannot follow are refused (and dropped) by the PLAY that brought them.
+            logger.warning("the referee of player %s: %s", session.role, problem)
+            return
+        self._keep_referee_up(session)
 
     async def _settle(self, session: _Session, deadline: float, what: str) -> bool:
         """Wait until the player's last call has returned or the deadline has come; whether it returned."""
@@ -524,10 +527,11 @@ class PlayerServer:
         self, session: _Session, moves: Step | None, received: float, turn: int | None = None
     ) -> str:
         session.last_seen = received
-        _allow(session, received, session.play_clock)
         async with session.lock:
             self._end_if_lost(session)
             self._note(session, moves, "PLAY", turn)
+            # Only a PLAY the match takes counts: a flood of refused ones must not feed a stuck player.
+            _allow(session, received, session.play_clock)
             self._keep_referee_up(session)
             deadline = self._deadline(received, session.play_clock)
             referee = None
