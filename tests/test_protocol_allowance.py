@@ -20,6 +20,9 @@ from gdl.protocol.workers import RAISES_LIMITS_OF_OTHERS
 
 TICTACTOE = (Path(__file__).resolve().parent.parent / "games" / "tictactoe.kif").read_text()
 
+#: A generous start clock: on a loaded machine checking and loading the rules take a while.
+START_CLOCK = 30
+
 
 def post(url: str, text: str) -> tuple[int, str]:
     status, _, body = request(url, text.encode())
@@ -37,7 +40,7 @@ def player_process(server: PlayerServer, match_id: str) -> int:
 def test_the_player_s_cpu_time_allowance_grows_with_the_clocks() -> None:
     server = PlayerServer(FirstLegal, processes=True)
     with serving(server) as url:
-        assert post(url, f"(START m xplayer ({TICTACTOE}) 10 2)") == (200, "ready")
+        assert post(url, f"(START m xplayer ({TICTACTOE}) {START_CLOCK} 2)") == (200, "ready")
         pid = player_process(server, "m")
         allowances = [resource.prlimit(pid, resource.RLIMIT_CPU)[0]]
         state = gdl.parse(TICTACTOE).initial_state()
@@ -53,7 +56,7 @@ def test_the_player_s_cpu_time_allowance_grows_with_the_clocks() -> None:
     # The PLAYs came at once: the start clock and every play clock so far are all the player's, and one
     # more play clock, until the next message.
     for plays, allowance in enumerate(allowances):
-        assert allowance >= 10 + 2 * plays + 2, allowances
+        assert allowance >= START_CLOCK + 2 * plays + 2, allowances
     assert allowances == sorted(set(allowances))
 
 
@@ -61,7 +64,7 @@ def test_the_player_s_cpu_time_allowance_grows_with_the_clocks() -> None:
 def test_refused_plays_add_nothing_to_the_allowance() -> None:
     server = PlayerServer(FirstLegal, processes=True)
     with serving(server) as url:
-        assert post(url, f"(START m xplayer ({TICTACTOE}) 10 2)") == (200, "ready")
+        assert post(url, f"(START m xplayer ({TICTACTOE}) {START_CLOCK} 2)") == (200, "ready")
         pid = player_process(server, "m")
         allowance = resource.prlimit(pid, resource.RLIMIT_CPU)[0]
         for _ in range(5):
@@ -74,7 +77,7 @@ def test_refused_plays_add_nothing_to_the_allowance() -> None:
 def test_a_player_may_spend_on_one_turn_the_time_its_start_left_unused() -> None:
     server = PlayerServer(Borrowing, margin=0.5, processes=True)
     with serving(server) as url:
-        assert post(url, f"(START m xplayer ({TICTACTOE}) 10 2)") == (200, "ready")
+        assert post(url, f"(START m xplayer ({TICTACTOE}) {START_CLOCK} 2)") == (200, "ready")
         state = gdl.parse(TICTACTOE).initial_state()
         # Past the clock: the server answers for the player, which goes on thinking.
         state, moves = play(url, "m", state, "NIL")
@@ -105,7 +108,7 @@ def play(url: str, match_id: str, state: gdl.State, moves: str) -> tuple[gdl.Sta
 def test_a_match_whose_player_process_died_stays_known_and_answered_in_time(ending: int) -> None:
     server = PlayerServer(FirstLegal, margin=0.5, processes=True)
     with serving(server) as url:
-        assert post(url, f"(START m xplayer ({TICTACTOE}) 5 2)") == (200, "ready")
+        assert post(url, f"(START m xplayer ({TICTACTOE}) {START_CLOCK} 2)") == (200, "ready")
         state = gdl.parse(TICTACTOE).initial_state()
         state, moves = play(url, "m", state, "NIL")
         process = server.matches["m"].seat.worker.process  # type: ignore[attr-defined]
