@@ -3,10 +3,12 @@
 Rules that arrive over the network may be built to explode: a START of a few kilobytes can ask for
 gigabytes and minutes of checking, loading or reasoning. The player server therefore never does such
 work itself: checking, the players and the spare referee each run in a child process whose address
-space is capped (``RLIMIT_AS``) and whose every call gets a CPU-time allowance (``RLIMIT_CPU``: the
-kernel ends the process when it is spent). The server waits for a call only until its deadline and
-kills the process when the match ends or the call overruns, so nothing keeps running that nobody
-waits for. A worker reports a broken limit in words (:attr:`WorkerProcess.failure`).
+space is capped (``RLIMIT_AS``) and whose CPU time is capped (``RLIMIT_CPU``: the kernel ends the
+process when it is spent). A checker or a referee gets an allowance for each call; a player gets one
+allowance for its whole match, which the server raises as the clocks run (:meth:`WorkerProcess.allow`),
+so that what it saved on one turn it may spend on another. The server waits for a call only until its
+deadline and kills the process when the match ends or the call overruns, so nothing keeps running that
+nobody waits for. A worker reports a broken limit in words (:attr:`WorkerProcess.failure`).
 
 The match runner uses the same workers for players that must not share its process: a player of a
 game with hidden information would find the true state among the referee's objects.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -59,8 +62,9 @@ def preload(*modules: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """What one worker may use: ``memory`` bytes of address space, and beyond the time each call is
-    given, ``cpu_slack`` CPU seconds (loading and thinking overrun their clock a little)."""
+    """What one worker may use: ``memory`` bytes of address space, and beyond the CPU time it is given
+    (each call's, or in all), ``cpu_slack`` CPU seconds (loading and thinking overrun their clock a
+    little)."""
 
     memory: int = 2 << 30
     cpu_slack: float = 2.0
@@ -79,19 +83,34 @@ def _cpu_used() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+#: Whether this system lets a process set another's limits (Linux): the server then raises a player's
+#: CPU-time allowance at once, even while the player is busy; elsewhere at the player's next call.
+RAISES_LIMITS_OF_OTHERS = hasattr(resource, "prlimit")
+
+
+def _cpu_limit(seconds: float, hard: int) -> tuple[int, int]:
+    """The limits (soft, hard) that end a process at ``seconds`` of CPU time (the hard limit stays)."""
+    soft = math.ceil(seconds)
+    return (soft if hard == resource.RLIM_INFINITY else min(soft, hard)), hard
+
+
 def _allow_cpu(seconds: float) -> None:
-    """Let this process use ``seconds`` more CPU time; SIGXCPU ends it beyond (the hard limit stays)."""
+    """Let this process use ``seconds`` more CPU time; SIGXCPU ends it beyond."""
     _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    soft = int(_cpu_used() + seconds) + 1
-    if hard != resource.RLIM_INFINITY:
-        soft = min(soft, hard)
-    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    resource.setrlimit(resource.RLIMIT_CPU, _cpu_limit(_cpu_used() + seconds + 1, hard))
+
+
+def _cap_cpu(seconds: float) -> None:
+    """Let this process use ``seconds`` of CPU time in all, counted from its start."""
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    resource.setrlimit(resource.RLIMIT_CPU, _cpu_limit(seconds, hard))
 
 
 def _serve(
     connection: multiprocessing.connection.Connection, target: Any, limits: Limits, niceness: int
 ) -> None:
-    """The body of a worker: run the calls ``(method, cpu_seconds, *args)`` on ``target``."""
+    """The body of a worker: run the calls ``(method, cpu_seconds, cpu_total, *args)`` on ``target``:
+    ``cpu_seconds`` more CPU time for this call, or else (None) ``cpu_total`` in all, if not None."""
     if hasattr(os, "nice"):  # below the server's priority: the server answers in time
         os.nice(niceness)
     # Ctrl-C at the terminal reaches every process of the group; the server ends its workers itself.
@@ -103,10 +122,13 @@ def _serve(
     gc.disable()
     while True:
         try:
-            method, cpu_seconds, *args = connection.recv()
+            method, cpu_seconds, cpu_total, *args = connection.recv()
         except (EOFError, OSError):
             return  # the server has gone
-        _allow_cpu(cpu_seconds + limits.cpu_slack)
+        if cpu_seconds is not None:
+            _allow_cpu(cpu_seconds + limits.cpu_slack)
+        elif cpu_total is not None:
+            _cap_cpu(cpu_total + limits.cpu_slack)
         try:
             reply = ("ok", getattr(target, method)(*args))
         except MemoryError:
@@ -173,7 +195,8 @@ class WorkerProcess:
     """A child process serving calls on ``target`` (pickled into it) under ``limits``.
 
     :meth:`call` blocks; call it from a worker thread. :meth:`kill` ends the process at once, from any
-    thread, and a call waiting on it then raises.
+    thread, and a call waiting on it then raises. A call's CPU time is its own allowance, or the total
+    allowance that :meth:`allow` sets.
     """
 
     def __init__(
@@ -185,11 +208,34 @@ class WorkerProcess:
         self.niceness = niceness
         self.connection: multiprocessing.connection.Connection | None = None
         self.process: multiprocessing.process.BaseProcess | None = None
-        #: Why the worker ended, when it broke a limit or was killed; None while it serves.
+        #: Why the worker ended (it broke a limit, was killed or died); None while it serves.
         self.failure: str | None = None
         # Starting takes a while on a busy machine; a kill or close from another thread meanwhile waits for
         # the process to have started, and then ends it (a process not yet started cannot be joined).
         self._starting = threading.Lock()
+        #: The CPU seconds the process may use in all (with the slack), for calls without their own.
+        self.allowed = 0.0
+        self._allowing = threading.Lock()
+
+    def allow(self, seconds: float) -> None:
+        """Let the process use ``seconds`` of CPU time in all, counted from its start, plus the slack; the
+        allowance only grows. It holds for calls made without an allowance of their own, and where the
+        system allows (:data:`RAISES_LIMITS_OF_OTHERS`) at once, even in the middle of a call."""
+        with self._allowing:
+            self.allowed = max(self.allowed, seconds)
+        self._apply_allowance()
+
+    def _apply_allowance(self) -> None:
+        process = self.process
+        if not RAISES_LIMITS_OF_OTHERS or process is None or process.pid is None:
+            return
+        with self._allowing:
+            try:
+                _, hard = resource.prlimit(process.pid, resource.RLIMIT_CPU)
+                limit = _cpu_limit(self.allowed + self.limits.cpu_slack, hard)
+                resource.prlimit(process.pid, resource.RLIMIT_CPU, limit)
+            except OSError:
+                pass  # the process has ended
 
     def start(self) -> None:
         forkserver = context()
@@ -202,15 +248,19 @@ class WorkerProcess:
             with _main_left_alone(self.target):
                 self.process.start()
         child.close()
+        self._apply_allowance()
 
-    def call(self, method: str, cpu_seconds: float, *args: Any) -> Any:
-        """Run ``target.method(*args)`` in the worker with ``cpu_seconds`` (plus the slack) of CPU time."""
+    def call(self, method: str, cpu_seconds: float | None, *args: Any) -> Any:
+        """Run ``target.method(*args)`` in the worker with ``cpu_seconds`` (plus the slack) of CPU time,
+        or (None) within the total allowance (:meth:`allow`)."""
         if self.connection is None or self.process is None:
             raise ProtocolError(f"the {self.name} process was never started")
         if self.failure is not None:
             raise LimitExceeded(self.failure)
+        # Where the server cannot raise the limit itself, the worker sets the total with each call.
+        cpu_total = None if cpu_seconds is not None or RAISES_LIMITS_OF_OTHERS else self.allowed
         try:
-            self.connection.send((method, cpu_seconds, *args))
+            self.connection.send((method, cpu_seconds, cpu_total, *args))
             status, result = self.connection.recv()
         except (EOFError, OSError):
             raise self._ended() from None
@@ -235,7 +285,8 @@ class WorkerProcess:
         if code == -signal.SIGKILL:
             self.failure = f"the {self.name} was killed"
             return LimitExceeded(self.failure)
-        return ProtocolError(f"the {self.name} process ended (exit code {code})")
+        self.failure = f"the {self.name} process ended (exit code {code})"
+        return ProtocolError(self.failure)
 
     def kill(self, reason: str | None = None) -> None:
         """End the process now; a call waiting on it raises :class:`LimitExceeded` with ``reason``."""

@@ -89,6 +89,29 @@ class Crashing(Player):
         raise RuntimeError("this player always fails")
 
 
+class Borrowing(Player):
+    """Answers at once, except on its first PLAY, where it computes for :data:`BORROWED` CPU seconds:
+    more than that PLAY's clock, less than what the start clock it left unused gave it."""
+
+    name = "borrowing"
+
+    def play(self, state: State, deadline: float) -> Term:
+        if not getattr(self, "borrowed", False):
+            self.borrowed = True
+            begun = time.process_time()
+            while time.process_time() - begun < BORROWED:
+                pass
+        return state.legal_moves(self.role)[0]
+
+
+#: The CPU seconds :class:`Borrowing` spends on its first PLAY.
+BORROWED = 5.5
+
+
+#: Seconds a player server may take to start or close: the tests assert behaviour, not speed.
+SETTING_UP = 600.0
+
+
 class Background:
     """An event loop in a daemon thread, for servers that synchronous tests talk to."""
 
@@ -113,11 +136,12 @@ class Background:
 def serving(server: PlayerServer) -> Iterator[str]:
     """Run a player server on a free loopback port in a background thread; yields its URL."""
     background = Background()
-    running = background.run(start_server(server, "127.0.0.1", 0))
+    # Starting imports gdl in the workers' fork server: on a loaded machine that takes a while.
+    running = background.run(start_server(server, "127.0.0.1", 0), SETTING_UP)
     try:
         yield running.url
     finally:
-        background.run(running.close())
+        background.run(running.close(), SETTING_UP)
         background.close()
 
 

@@ -160,7 +160,8 @@ def test_a_faulty_player_still_answers_legal_moves_in_time(kind: type, processes
     text = rules("tictactoe.kif")
     state = gdl.parse(text).initial_state()
     with serving(PlayerServer(kind, margin=0.5, processes=processes)) as url:
-        assert post(url, f"(START m xplayer ({text}) 5 2)") == (200, "ready")
+        # A generous start clock: on a loaded machine checking and loading the rules take a while.
+        assert post(url, f"(START m xplayer ({text}) 30 2)") == (200, "ready")
         moves = "NIL"
         for _ in range(turns):
             sent = time.monotonic()

@@ -18,7 +18,6 @@ a GDL-I manager reports joint moves, from which the seat works out the same view
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -84,6 +83,10 @@ class Seat(Protocol):
 
     def kill(self, reason: str) -> None:
         """End the player's work now (the match is over or broke its limits); calls in progress raise."""
+        ...
+
+    def allow(self, seconds: float) -> None:
+        """Let the player use ``seconds`` of CPU time in all since its START (only ever raised)."""
         ...
 
 
@@ -182,6 +185,9 @@ class ThreadSeat(Follower):
     def kill(self, reason: str) -> None:
         """A thread cannot be killed: its player stops at its own deadline (threads are for trusted use)."""
 
+    def allow(self, seconds: float) -> None:
+        """A thread has no CPU-time limit of its own (threads are for trusted use)."""
+
 
 class _TextSeat:
     """A seat or follower inside a worker process, answering in KIF text: cheaper to send between
@@ -242,9 +248,10 @@ def as_text(moves: Sequence[Step]) -> list[tuple[str, ...] | Seen]:
 class ProcessSeat:
     """A seat whose player runs in a worker process under ``limits``; ``make_player`` must be picklable.
 
-    Each call may use the CPU time of its clock (plus the limits' slack): a game whose loading or
-    reasoning runs past that ends the process, and :attr:`failure` says why. The process is made by
-    :meth:`start`, so that making the seat itself costs nothing.
+    The player may use the CPU time the server allows it for the whole match (:meth:`allow`, plus the
+    limits' slack), however it spreads it over its calls: a player that uses more ends the process, and
+    :attr:`failure` says why. The process is made by :meth:`start`, so that making the seat itself costs
+    nothing.
     """
 
     def __init__(
@@ -256,28 +263,29 @@ class ProcessSeat:
         limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self.worker = WorkerProcess(_TextSeat(ThreadSeat(make_player, rules, role, engine)), limits, "player")
-        self.play_clock = 0.0
 
     @property
     def failure(self) -> str | None:
         return self.worker.failure
 
     def start(self, start_clock: float, play_clock: float) -> None:
-        self.play_clock = play_clock
         self.worker.start()
-        self.worker.call("start", start_clock, start_clock, play_clock)
+        self.worker.call("start", None, start_clock, play_clock)
 
     def follow(self, moves: Sequence[Step]) -> tuple[Term, ...]:
-        return tuple(map(parse_move, self.worker.call("follow", self.play_clock, as_text(moves))))
+        return tuple(map(parse_move, self.worker.call("follow", None, as_text(moves))))
 
     def play(self, deadline: float) -> Term:
-        return parse_move(self.worker.call("play", max(0.0, deadline - time.monotonic()), deadline))
+        return parse_move(self.worker.call("play", None, deadline))
 
     def finish(self, moves: Sequence[Step], completed: bool) -> None:
-        self.worker.call("finish", self.play_clock, as_text(moves), completed)
+        self.worker.call("finish", None, as_text(moves), completed)
 
     def kill(self, reason: str) -> None:
         self.worker.kill(reason)
+
+    def allow(self, seconds: float) -> None:
+        self.worker.allow(seconds)
 
     def close(self) -> None:
         self.worker.close()
@@ -292,10 +300,11 @@ class ProcessFollower:
         self.worker = WorkerProcess(follower, limits, "referee", REFEREE_NICENESS)
         self.clock = 0.0
 
-    def open(self, clock: float) -> None:
+    def open(self, seconds: float, clock: float) -> None:
+        """Load the game within ``seconds`` of CPU time; each later follow may take ``clock``."""
         self.clock = clock
         self.worker.start()
-        self.worker.call("open", clock)
+        self.worker.call("open", seconds)
 
     def follow(self, moves: Sequence[Step]) -> tuple[Term, ...]:
         return tuple(map(parse_move, self.worker.call("follow", self.clock, as_text(moves))))

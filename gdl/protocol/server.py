@@ -36,7 +36,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 from urllib.parse import unquote
 
 from aiohttp import web
@@ -163,24 +163,41 @@ class _Refused(ProtocolError):
 
 
 class _Referee:
-    """The server's own follower of a match, without a player, in a worker process. It is made only
-    when the seat is too busy to say what is legal (its player overran a whole turn), so that the server
-    can still answer."""
+    """The server's own follower of a match, without a player, in a worker process: it says what is
+    legal when the player cannot (its process died, or it is still busy), so that the server can still
+    answer. A process seat's referee loads the game at START and follows each step as it arrives, so that
+    the legal moves are ready before the player can fail; a thread seat's is made only once its player
+    has overrun a turn. Each of its calls has a CPU-time allowance of its own: ``load_seconds`` to load
+    the game, ``clock`` to follow."""
 
-    def __init__(self, rules: str, role: str, engine: str, limits: Limits, clock: float) -> None:
+    def __init__(
+        self, rules: str, role: str, engine: str, limits: Limits, load_seconds: float, clock: float
+    ) -> None:
         self.follower = ProcessFollower(rules, role, engine, limits)
+        self.load_seconds = load_seconds
         self.clock = clock
         self.opened = False
-        self.followed = 0
+        self.load_failure: str | None = None
+        #: How many steps of the match it has followed and the legal moves after them; None before.
+        self.known: tuple[int, tuple[Term, ...]] | None = None
         self.pending: asyncio.Future[tuple[Term, ...]] | None = None
+
+    @property
+    def failure(self) -> str | None:
+        """Why the referee cannot follow the match: it broke a limit, or could not load the game."""
+        return self.follower.worker.failure or self.load_failure
 
     def legal(self, history: tuple[Step, ...]) -> tuple[Term, ...]:
         """The legal moves after ``history``; called in a worker thread, one call at a time."""
         if not self.opened:
-            self.follower.open(self.clock)
+            try:
+                self.follower.open(self.load_seconds, self.clock)
+            except ProtocolError as problem:
+                self.load_failure = str(problem)
+                raise
             self.opened = True
-        legal = self.follower.follow(history[self.followed :])
-        self.followed = len(history)
+        legal = self.follower.follow(history[self.known[0] if self.known else 0 :])
+        self.known = (len(history), legal)
         return legal
 
 
@@ -196,6 +213,10 @@ class _Session:
     #: The rules' spelling of names, for the moves the server answers with.
     spellings: Mapping[str, str]
     turn: int = 0
+    #: The CPU seconds the player's clocks allowed it so far (see :func:`_allow`), and when the latest
+    #: clock ends (a monotonic instant).
+    allowed: float = 0.0
+    clock_end: float = field(default_factory=time.monotonic)
     last_seen: float = field(default_factory=time.monotonic)
     #: Every step of the match so far (joint moves, or GDL-II moves and percepts) as text, a hundred
     #: times smaller than terms with their spans, and how many of them the seat has followed.
@@ -525,8 +546,12 @@ class PlayerServer:
             raise ProtocolError(f"START with role {start.role!r}: nature is played by the manager")
         seat = self.seat_kind(self.make_player, start.rules, start.role, self.engine)
         play_clock = min(start.play_clock, LONGEST_CALL)
-        session = _Session(start.rules, roles, start.role, seat, play_clock, spellings)
+        session = _Session(start.rules, roles, start.role, seat, play_clock, spellings, clock_end=received)
         self.matches[start.match_id] = session
+        _allow(session, received, start.start_clock)
+        if self.processes:  # a process may die: the referee is ready before the first PLAY
+            self._referee(session, max(0.0, deadline - time.monotonic()))
+            self._keep_referee_up(session)
         starting = session.busy = self._call(
             seat.start,
             max(0.0, deadline - time.monotonic()),
@@ -540,19 +565,40 @@ class PlayerServer:
             session.failure = f"the player could not start: {problem}"
         return "ready"
 
-    def _referee(self, session: _Session) -> _Referee:
+    def _referee(self, session: _Session, load_seconds: float | None = None) -> _Referee:
+        """The match's referee, made now if need be (loading the game within ``load_seconds``, by
+        default a play clock)."""
         if session.referee is None:
-            session.referee = _Referee(
-                session.rules, session.role, self.engine, self.limits, session.play_clock
-            )
+            clock = session.play_clock
+            load = clock if load_seconds is None else load_seconds
+            session.referee = _Referee(session.rules, session.role, self.engine, self.limits, load, clock)
         return session.referee
 
     def _prepare_referee(self, session: _Session) -> None:
         """Have the referee load the game now, so that it is ready should the player stay busy."""
-        referee = self._referee(session)
-        if referee.pending is None:
-            referee.pending = self._call(referee.legal, tuple(session.history))
-            referee.pending.add_done_callback(_quietly)
+        self._referee(session)
+        self._keep_referee_up(session)
+
+    def _keep_referee_up(self, session: _Session) -> None:
+        """Have the referee follow the match to its last step in the background, if it is not already
+        doing so; once it has, it goes on to the steps that came meanwhile."""
+        referee = session.referee
+        if referee is None or referee.failure is not None:
+            return
+        if referee.known is not None and referee.known[0] == len(session.history):
+            return
+        if referee.pending is None or referee.pending.done():
+            pending = referee.pending = self._call(referee.legal, tuple(session.history))
+            pending.add_done_callback(partial(self._referee_followed, session))
+
+    def _referee_followed(self, session: _Session, pending: asyncio.Future[Any]) -> None:
+        if pending.cancelled():
+            return
+        if (problem := pending.exception()) is not None:
+            # Steps it cannot follow are refused (and dropped) by the PLAY that brought them.
+            logger.warning("the referee of player %s: %s", session.role, problem)
+            return
+        self._keep_referee_up(session)
 
     async def _settle(self, session: _Session, deadline: float, what: str) -> bool:
         """Wait until the player's last call has returned or the deadline has come; whether it returned."""
@@ -593,8 +639,7 @@ class PlayerServer:
         [kept] = as_text([step])
         session.history_size += _size(kept)
         if session.history_size > MAX_HISTORY:
-            session.failure = f"its moves add up to more than {MAX_HISTORY} characters"
-            self._end_if_broken(session)
+            self._end_match(session, f"its moves add up to more than {MAX_HISTORY} characters")
         session.history.append(kept)
 
     async def _follow(self, session: _Session, deadline: float) -> tuple[Term, ...] | None:
@@ -617,18 +662,24 @@ class PlayerServer:
         """The legal moves by the server's own follower of the match, if it finds them by ``deadline``."""
         referee = self._referee(session)
         for _ in range(2):  # a call left over from an earlier turn, then the call for this turn
-            if referee.pending is None or referee.pending.done():
+            if referee.known is not None and referee.known[0] == len(session.history):
+                return referee.known[1]
+            issued = referee.pending is None or referee.pending.done()
+            if issued:
                 referee.pending = self._call(referee.legal, tuple(session.history))
                 referee.pending.add_done_callback(_quietly)
             pending = referee.pending
+            assert pending is not None
             try:
-                legal = await asyncio.wait_for(asyncio.shield(pending), max(0.0, deadline - time.monotonic()))
+                await asyncio.wait_for(asyncio.shield(pending), max(0.0, deadline - time.monotonic()))
             except TimeoutError:
                 return None
             except Exception as problem:
-                raise _Unfollowable(str(problem)) from None
-            if referee.followed == len(session.history):
-                return legal
+                if issued or referee.failure is not None:
+                    raise _Unfollowable(str(problem)) from None
+                # A call for steps that were refused since: these steps get a call of their own.
+        if referee.known is not None and referee.known[0] == len(session.history):
+            return referee.known[1]
         return None
 
     async def _play(
@@ -636,34 +687,39 @@ class PlayerServer:
     ) -> str:
         session.last_seen = received
         async with session.lock:
-            self._end_if_broken(session)
+            self._end_if_lost(session)
             self._note(session, moves, "PLAY", turn)
+            # Only a PLAY the match takes counts: a flood of refused ones must not feed a stuck player.
+            _allow(session, received, session.play_clock)
+            self._keep_referee_up(session)
             deadline = self._deadline(received, session.play_clock)
             referee = None
-            if session.busy is not None and not session.busy.done():
-                # The player is still on an earlier call: ask the referee at once, in case it stays busy.
+            player_failed = _player_failure(session) is not None
+            if player_failed or (session.busy is not None and not session.busy.done()):
+                # The player is gone, or still on an earlier call: ask the referee at once.
                 referee = asyncio.ensure_future(self._referee_legal(session, deadline))
                 referee.add_done_callback(_quietly)
             try:
-                legal = await self._follow(session, deadline)
+                legal = None if player_failed else await self._follow(session, deadline)
                 if legal is None:
                     legal = await (referee or self._referee_legal(session, deadline))
                 elif referee is not None:
                     referee.cancel()
             except _Unfollowable as problem:
-                self._end_if_broken(session)
+                self._end_if_lost(session, needed=True)
                 # Refuse the message: the match goes on as if it had not come.
                 if moves is not None:
                     session.history_size -= _size(session.history.pop())
                 raise ProtocolError(f"PLAY with moves this player cannot follow: {problem}") from None
             if legal is None:
-                self._end_if_broken(session)
+                self._end_if_lost(session, needed=True)
                 raise ProtocolError("the player is busy and the legal moves were not found in time")
             if not legal:
                 raise ProtocolError("PLAY in a terminal state: the game is over")
             session.turn += 1
             move: Term | None = None
-            if session.busy is None:  # the seat has followed the match: its player may choose
+            if session.busy is None and _player_failure(session) is None:
+                # The seat has followed the match: its player may choose.
                 choosing = session.busy = self._call(session.seat.play, deadline)
                 if await self._settle(session, deadline, f"play (turn {session.turn})"):
                     move = _result(choosing)
@@ -684,12 +740,17 @@ class PlayerServer:
             # The move as the rules spell it: managers may compare names case-sensitively.
             return spell(move, session.spellings)
 
-    def _end_if_broken(self, session: _Session) -> None:
-        """End a match whose player or referee broke its limits, with a clear error: the game is too
-        large or hostile, and going on would only waste the machine."""
-        failure = _failure(session)
-        if failure is None:
-            return
+    def _end_if_lost(self, session: _Session, needed: bool = False) -> None:
+        """End a match in which the server can no longer tell the legal moves, with a clear error: its
+        referee broke its limits or could not load the game, and its player failed too or (``needed``)
+        did not say them in time. The game is then too large or hostile, and going on would only waste
+        the machine; while either of them can follow the match, it goes on."""
+        failure = _lost(session, needed)
+        if failure is not None:
+            self._end_match(session, failure)
+
+    def _end_match(self, session: _Session, failure: str) -> NoReturn:
+        """End the match of ``session``: it is forgotten, and the message gets a clear error."""
         for match_id, running in list(self.matches.items()):
             if running is session:
                 self._drop(match_id, failure)
@@ -706,6 +767,7 @@ class PlayerServer:
         except ProtocolError as problem:
             logger.warning("%s: %s", match_id, problem)
         del self.matches[match_id]
+        _allow(session, time.monotonic(), session.play_clock)
         # The player is told in the background: nobody waits for its last words.
         self._in_background(self._stop_player(session, completed=reply == "done"))
         return reply
@@ -768,12 +830,29 @@ def _note_followed(session: _Session) -> None:
         session.following = None
 
 
-def _failure(session: _Session) -> str | None:
-    """Why the match's player or referee was ended for breaking its limits, if it was."""
-    failures = [session.failure, getattr(session.seat, "failure", None)]
-    if session.referee is not None:
-        failures.append(session.referee.follower.worker.failure)
-    return next((failure for failure in failures if failure), None)
+def _allow(session: _Session, received: float, clock: float) -> None:
+    """Count the ``clock`` of a message ``received`` now in the CPU time the match's player may use in
+    all: its start clock, every play clock so far and the time between the end of one clock and the next
+    message (it may think then too), and one play clock more, for the time until the next message (the
+    worker adds its slack). One thread never uses it all: only a player that really overruns is ended."""
+    session.allowed += max(0.0, received - session.clock_end) + clock
+    session.clock_end = max(session.clock_end, received + clock)
+    session.seat.allow(session.allowed + session.play_clock)
+
+
+def _player_failure(session: _Session) -> str | None:
+    """Why the match's player cannot play on (it could not start, broke a limit or died), if so."""
+    return session.failure or getattr(session.seat, "failure", None)
+
+
+def _lost(session: _Session, needed: bool) -> str | None:
+    """Why the server can no longer tell the legal moves of a match (see :meth:`PlayerServer._end_if_lost`),
+    if it cannot."""
+    referee = None if session.referee is None else session.referee.failure
+    player = _player_failure(session)
+    if referee is None or (player is None and not needed):
+        return None
+    return referee if player is None else f"{player}; {referee}"
 
 
 def _result(future: asyncio.Future[Any]) -> Term | None:
