@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+from support.paths import CORPUS
 
 # Property tests check behaviour, never time: a loaded machine (CI, parallel workers) must not fail them.
 settings.register_profile("gdl", deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -31,9 +32,6 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return Scheduling(config, log)
 
 
-ROOT = Path(__file__).resolve().parent.parent
-GAMES = ROOT / "games"
-CORPUS = ROOT.parent / "shared" / "corpus"
 
 
 @pytest.fixture

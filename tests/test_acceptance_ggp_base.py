@@ -11,8 +11,8 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from ggp_base_manager import play_match, replay
-from protocol_support import serving
+from support.ggp_base_manager import play_match, replay
+from support.protocol import serving
 
 import gdl
 from gdl.players import make_player

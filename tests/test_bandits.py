@@ -1,5 +1,5 @@
 """The bandit-ambush maze game: its rules in the tree, and its value by the sequence-form LP against a
-brute-force oracle (pure strategies and a matrix game, tests/bandits_oracle.py)."""
+brute-force oracle (pure strategies and a matrix game, tests/support/bandits_oracle.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from bandits_oracle import AgentStrategy, AttackerStrategy, Oracle, TooLarge
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from support.bandits_oracle import AgentStrategy, AttackerStrategy, Oracle, TooLarge
 
 from gdl.errors import GameTooLargeError
 from gdl.extensive.bandits import ATTACKER, bandits_game

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bandits_oracle import AgentStrategy, Oracle, solve_matrix_game
+from support.bandits_oracle import AgentStrategy, Oracle, solve_matrix_game
 
 import gdl
 import gdl.cli.solve

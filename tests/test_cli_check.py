@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from check_support import GAME
+from support.check import GAME
 
 from gdl.cli import main
 

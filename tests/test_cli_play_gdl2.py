@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gdl2_games import REJECTED_GDL2, gdl2_params
+from support.gdl2_games import REJECTED_GDL2, gdl2_params
 
 from gdl.cli import main
 

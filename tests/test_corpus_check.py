@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from check_support import rules_hit, span_of
-from gdl2_games import GDL2_DEFECTS
+from support.check import rules_hit, span_of
+from support.gdl2_games import GDL2_DEFECTS
 
 from gdl.check import check_text
 from gdl.diagnostics import Diagnostic, Level

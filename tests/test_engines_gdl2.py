@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
-from gdl2_games import HIDDEN_BITS, MONTY_HALL, REJECTED_GDL2, gdl2_params
+from support.gdl2_games import HIDDEN_BITS, MONTY_HALL, REJECTED_GDL2, gdl2_params
 
 import gdl
 from gdl.check import check_text

@@ -8,8 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_engines_compiled import checked_game
-from test_engines_native import replay_disagreements
+from support.engines import checked_game, replay_disagreements
 
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.native import GOAL_ENTRIES, OP, SIZES, WORK

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_engines_compiled import QUICK, checked_game, corpus_problems, disagreements, reach_game
+from support.engines import QUICK, checked_game, corpus_problems, disagreements, reach_game
 
 import gdl.engines.compiled
 from gdl.budget import BudgetExceededError, budget

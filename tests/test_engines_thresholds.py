@@ -13,8 +13,7 @@ from unittest.mock import patch
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_engines_compiled import checked_game
-from test_engines_native import replay_disagreements
+from support.engines import checked_game, replay_disagreements
 
 from gdl.engines import thresholds
 from gdl.engines.compiled import CompiledReasoner

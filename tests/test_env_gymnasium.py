@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("gymnasium")
 
 import gymnasium
-from conftest import CORPUS, GAMES
-from env_support import instantiated, unless_the_game_breaks_gdl
 from gymnasium.utils.env_checker import check_env
+from support.env import instantiated, unless_the_game_breaks_gdl
+from support.paths import CORPUS, GAMES
 
 import gdl
 import gdl.env

@@ -6,11 +6,11 @@ import doctest
 from fractions import Fraction
 
 import pytest
-from conftest import GAMES
-from extensive_strategies import games
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from openspiel_games import from_openspiel
+from support.extensive_strategies import games
+from support.openspiel_games import from_openspiel
+from support.paths import GAMES
 
 import gdl.extensive.gambit
 from gdl.extensive.gambit import EfgError, read_efg, write_efg

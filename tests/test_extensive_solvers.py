@@ -8,9 +8,9 @@ from functools import cache
 
 import numpy as np
 import pytest
-from extensive_strategies import games
 from hypothesis import HealthCheck, given, settings
-from openspiel_games import from_openspiel
+from support.extensive_strategies import games
+from support.openspiel_games import from_openspiel
 
 from gdl.extensive.best_response import best_response, exploitability
 from gdl.extensive.cfr import solve_cfr

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from extensive_strategies import games
 from hypothesis import given, settings
+from support.extensive_strategies import games
 
 from gdl.extensive import (
     GdlSourceError,

@@ -10,9 +10,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from check_support import programs
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.check import programs
 
 from gdl.check import check, check_text
 from gdl.cli import main

@@ -7,9 +7,9 @@ from __future__ import annotations
 import contextlib
 import time
 
-from hostile import BASE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.hostile import BASE
 
 import gdl
 from gdl.errors import ProtocolError

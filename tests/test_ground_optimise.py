@@ -9,10 +9,10 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_engines_compiled import checked_game
+from support.engines import checked_game
+from support.paths import CORPUS
 
 from gdl.errors import GameTooLargeError
 from gdl.ground.instantiate import instantiate

@@ -7,8 +7,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from gdl2_games import HIDDEN_BITS
-from recording_player import Recording, check_calls
+from support.gdl2_games import HIDDEN_BITS
+from support.recording_player import Recording, check_calls
 
 import gdl
 from gdl.errors import UnknownRoleError

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.games import board
 
 import gdl
 from gdl.errors import PlayerSpecError
-from gdl.game import Game, State
+from gdl.game import Game
 from gdl.players import PLAYER_KINDS, Player, make_player, options, parse_spec
 from gdl.players.human import HumanPlayer
 from gdl.players.mcts import MctsPlayer
@@ -41,16 +42,6 @@ DOMINANT = """
 @pytest.fixture(scope="module")
 def tictactoe() -> Game:
     return gdl.load(GAMES / "tictactoe.kif")
-
-
-def board(game: Game, rows: list[str], to_move: str) -> State:
-    """A tictactoe state from three rows of ``x``, ``o`` and ``.``."""
-    fluents = [
-        f"(cell {r} {c} {'b' if mark == '.' else mark})"
-        for r, row in enumerate(rows, 1)
-        for c, mark in enumerate(row, 1)
-    ]
-    return game.state([*fluents, f"(control {to_move})"])
 
 
 def started(spec: str, game: Game, role: str, clock: float = 5.0) -> Player:

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 import pytest
-from test_players import GAMES, board
+from support.games import board
+from support.paths import GAMES
 
 import gdl
 import gdl.ground.propnet

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_oracle_walks import SLOW_GAMES
+from support.corpus import SLOW_GAMES
 
 import gdl
 from gdl.engines.datalog import DatalogReasoner

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from protocol_support import Background, request, scripted, serve_process, serving
-from recording_player import Recording, check_calls
+from support.protocol import Background, request, scripted, serve_process, serving
+from support.recording_player import Recording, check_calls
 
 import gdl
 from gdl.cli import main

@@ -11,8 +11,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from hostile import HOSTILE, long_rule, many_ors, self_negation
-from protocol_support import FirstLegal, request, serving
+from support.hostile import HOSTILE, long_rule, many_ors, self_negation
+from support.protocol import FirstLegal, request, serving
 
 import gdl
 from gdl.budget import BudgetExceededError

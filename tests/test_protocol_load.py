@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from hostile import HOSTILE
-from protocol_support import request, serve_process
+from support.hostile import HOSTILE
+from support.protocol import request, serve_process
 
 import gdl
 from gdl.match import MatchRecord

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from protocol_support import (
+from support.protocol import (
     Background,
     FirstLegal,
     garbage,

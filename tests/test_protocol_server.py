@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from protocol_support import Crashing, Dying, FirstLegal, Overrunning, Stuck, request, serving
+from support.protocol import Crashing, Dying, FirstLegal, Overrunning, Stuck, request, serving
 
 import gdl
 from gdl.protocol.server import PlayerServer

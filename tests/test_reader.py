@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from check_support import located, programs, span_of
 from hypothesis import given, settings
+from support.check import located, programs, span_of
 
 from gdl.diagnostics import Level
 from gdl.syntax import read

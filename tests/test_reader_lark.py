@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, GAMES
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.paths import CORPUS, GAMES
 
 import gdl
 from gdl.check import check_text

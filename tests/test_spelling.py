@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from protocol_support import Background, FirstLegal, request, scripted, serving
+from support.protocol import Background, FirstLegal, request, scripted, serving
 
 import gdl
 from gdl.cli.play import render

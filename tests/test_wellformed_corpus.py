@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from clingo_gdl import ClingoGame
+from support.clingo_gdl import ClingoGame
 
 import gdl
 from gdl.errors import GameDefinitionError

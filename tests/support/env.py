@@ -7,11 +7,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS
 
 import gdl
 from gdl.env import Encoding, UngroundableGameError
 from gdl.errors import GameDefinitionError, GameTooLargeError
+from support.paths import CORPUS
 
 
 def corpus_games() -> list[Path]:
