@@ -6,7 +6,10 @@ BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.runtime
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test
+.PHONY: demo test test-all
+# CI also runs the day's slice of the slow tests (1 of 28, by date), at most this many seconds of them in
+# each of the two pytest workers: .ci/run sets it; `make test SLOW_SAMPLE=240` does the same here.
+SLOW_SAMPLE ?=
 
 $(RUNTIME): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -27,4 +30,10 @@ demo: $(RUNTIME)
 test: $(STAMP)
 	$(BIN)/ruff check gdl tests
 	$(BIN)/mypy --strict gdl
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q $(if $(SLOW_SAMPLE),--slow-sample=$(SLOW_SAMPLE))
+
+# Every test, the slow ones too (hours on two cores: the corpus-wide oracle walks).
+test-all: $(STAMP)
+	$(BIN)/ruff check gdl tests
+	$(BIN)/mypy --strict gdl
+	$(BIN)/pytest -q -m "slow or not slow"

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 from support.gdl2_games import REJECTED_GDL2, gdl2_params
+from support.paths import CORPUS
 
 from gdl.cli import main
-
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 
 #: Games whose match takes more than a few seconds (loading, or many steps): slow run only.
 SLOW = {

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.corpus import corpus_items
 from support.engines import checked_game
 from support.paths import CORPUS
 
@@ -159,7 +160,7 @@ def test_optimised_networks_agree_in_every_state_with_the_constants(corpus: Path
     agree_with_the_constants(net, 25)
 
 
-CORPUS_GAMES = sorted(p.stem for p in (CORPUS / "games").glob("*.kif")) if (CORPUS / "games").is_dir() else []
+CORPUS_GAMES = corpus_items(lambda: sorted(p.stem for p in (CORPUS / "games").glob("*.kif")), at_least=183)
 
 
 @pytest.mark.slow

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.json_games import even_or_odd, json_values, mutated_games
+from support.paths import JSON_GAMES, needs_json_games
 
 from gdl.extensive.jsonformat import (
     JsonGameError,
@@ -21,8 +22,7 @@ from gdl.extensive.jsonformat import (
 )
 from gdl.extensive.model import Chance, Decision, ExtensiveGame, Node, Terminal
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "json-games"
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/json-games is absent")
+SHARED = JSON_GAMES
 
 
 def problems(document: Any) -> list[tuple[str, str]]:
@@ -35,7 +35,7 @@ def paths(document: Any) -> list[str]:
     return [path for path, _ in problems(document)]
 
 
-@needs_shared
+@needs_json_games
 def test_kuhn_json_reads_into_the_model() -> None:
     game = read_json_game(SHARED / "kuhn.json")
     assert game.players == ("1", "2")
@@ -284,7 +284,7 @@ def test_mutated_games_are_games_or_json_game_errors(document: dict[str, Any]) -
 # --- writing -------------------------------------------------------------------------------------
 
 
-@needs_shared
+@needs_json_games
 @pytest.mark.parametrize("name", ["kuhn.json", "even-or-odd.json"])
 def test_shared_games_round_trip(name: str) -> None:
     game = read_json_game(SHARED / name)

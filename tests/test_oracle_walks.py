@@ -9,6 +9,7 @@ import pytest
 from support.corpus import SLOW_GAMES
 from support.gdl2_games import REJECTED_GDL2, gdl2_params
 from support.oracle import WalkOracle
+from support.paths import CORPUS
 
 import gdl
 from gdl.check import check_text
@@ -22,7 +23,6 @@ QUICK = (
     "ggpbase_test_case_5e", "buttons", "hanoi", "nim1", "coins", "queens08lg", "blocks",
     "ggpbase_test_distinct_beginning_rule", "eightpuzzle", "fire_sheep",
 )
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 
 #: States evaluated by one clingo run (one grounding of the whole chunk).
 #: Each run grounds the static rules again, so chunks are as large as memory allows.

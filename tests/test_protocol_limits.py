@@ -13,6 +13,7 @@ from urllib.parse import quote
 import pytest
 from support.hostile import HOSTILE, long_rule, many_ors, self_negation
 from support.protocol import FirstLegal, request, serving
+from support.timing import slack
 
 import gdl
 from gdl.budget import BudgetExceededError
@@ -60,7 +61,7 @@ def test_a_killed_worker_s_caller_gets_a_clear_error_at_once() -> None:
     begun = time.monotonic()
     with pytest.raises(LimitExceeded, match="the match was aborted"):
         worker.call("spin", 60.0)
-    assert time.monotonic() - begun < 10
+    assert time.monotonic() - begun < 0.5 + slack(5)
     assert worker.process is not None and not worker.process.is_alive()
     worker.close()
 
@@ -119,7 +120,7 @@ def test_hostile_starts_are_refused_or_ended_and_an_honest_match_does_not_notice
             while not state.is_terminal():
                 sent = time.monotonic()
                 status, move = post(url, f"(PLAY honest {moves})")
-                assert status == 200 and time.monotonic() - sent < 4.0
+                assert status == 200 and time.monotonic() - sent < 4.0 + slack(1.0)
                 joint = {"xplayer": move, "oplayer": str(state.legal_moves("oplayer")[0])}
                 state = state.next(joint)
                 moves = f"({joint['xplayer']} {joint['oplayer']})"
