@@ -51,12 +51,13 @@ from gdl.errors import (
     GameDefinitionError,
     KifSyntaxError,
     PlayerConnectionError,
+    PlayerLeft,
     PlayerTimeoutError,
     ProtocolError,
     UnknownRoleError,
 )
 from gdl.game import Game, State
-from gdl.players.base import Player, PlayerLeft
+from gdl.players.base import Player
 from gdl.players.registry import make_player
 from gdl.players.tracking import plays_with_views
 from gdl.syntax.model import Term

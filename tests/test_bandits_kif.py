@@ -20,8 +20,9 @@ import gdl
 import gdl.cli.solve
 from gdl.check import check_text
 from gdl.cli import main
+from gdl.errors import BanditsExportError
 from gdl.extensive import load_extensive
-from gdl.extensive.bandits_kif import BanditsExportError, bandits_kif, first_dangers
+from gdl.extensive.bandits_kif import bandits_kif, first_dangers
 from gdl.extensive.from_gdl import GdlExtensiveGame
 from gdl.extensive.lp import solve_lp
 from gdl.extensive.maze import Maze, read_maze

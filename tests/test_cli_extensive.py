@@ -9,7 +9,8 @@ import pytest
 from support.cli import run
 from support.paths import GAMES
 
-from gdl.extensive import UnknownFormatError, load_extensive, read_extensive, write_extensive
+from gdl.errors import UnknownFormatError
+from gdl.extensive import load_extensive, read_extensive, write_extensive
 
 KUHN = GAMES / "kuhn.efg"
 

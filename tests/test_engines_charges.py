@@ -18,7 +18,7 @@ from gdl.check import check_text
 from gdl.engines.base import Charges, depth_charge, depth_charges, goal_value
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
-from gdl.engines.native import DEPTH_LIMIT, NO_LEGAL_MOVE, STATE_OUT, TERMINAL
+from gdl.engines.native_layout import DEPTH_LIMIT, NO_LEGAL_MOVE, STATE_OUT, TERMINAL
 from gdl.match import _LockedReasoner
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -28,7 +28,7 @@ from gdl.check import check_text
 from gdl.engines.base import depth_charge
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
-from gdl.engines.native import DEPTH_LIMIT, NO_LEGAL_MOVE, TERMINAL
+from gdl.engines.native_layout import DEPTH_LIMIT, NO_LEGAL_MOVE, TERMINAL
 from gdl.errors import GameDefinitionError
 from gdl.ground.grounding import term_of
 from gdl.players.mcts import MctsPlayer

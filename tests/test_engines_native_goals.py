@@ -11,7 +11,7 @@ import pytest
 from support.engines import checked_game, replay_disagreements
 
 from gdl.engines.compiled import CompiledReasoner
-from gdl.engines.native import GOAL_ENTRIES, OP, SIZES, WORK
+from gdl.engines.native_layout import GOAL_ENTRIES, OP, SIZES, WORK
 
 
 @pytest.mark.parametrize("name", ["hanoi", "connectfour", "eightpuzzle", "cubicup_3player"])

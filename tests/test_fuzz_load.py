@@ -13,9 +13,9 @@ from support.hostile import BASE
 from support.timing import slack
 
 import gdl
-from gdl.errors import ProtocolError
+from gdl.errors import LimitExceeded, ProtocolError
 from gdl.protocol.messages import parse_message
-from gdl.protocol.workers import LimitExceeded, Limits, run_limited
+from gdl.protocol.workers import Limits, run_limited
 
 #: The budget each fuzzed game gets (CPU seconds), and the memory of its worker.
 BUDGET = 3.0

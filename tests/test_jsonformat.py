@@ -13,13 +13,8 @@ from hypothesis import strategies as st
 from support.json_games import even_or_odd, json_values, mutated_games
 from support.paths import JSON_GAMES, needs_json_games
 
-from gdl.extensive.jsonformat import (
-    JsonGameError,
-    JsonWriteError,
-    game_from_json,
-    read_json_game,
-    write_json_game,
-)
+from gdl.errors import JsonGameError
+from gdl.extensive.jsonformat import JsonWriteError, game_from_json, read_json_game, write_json_game
 from gdl.extensive.model import Chance, Decision, ExtensiveGame, Node, Terminal
 
 SHARED = JSON_GAMES

@@ -16,11 +16,10 @@ from support.protocol import FirstLegal, request, serving
 from support.timing import slack
 
 import gdl
-from gdl.budget import BudgetExceededError
-from gdl.errors import GameTooLargeError
+from gdl.errors import BudgetExceededError, GameTooLargeError, LimitExceeded
 from gdl.players import make_player
 from gdl.protocol.server import PlayerServer
-from gdl.protocol.workers import LimitExceeded, Limits, WorkerProcess, run_limited
+from gdl.protocol.workers import Limits, WorkerProcess, run_limited
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 TICTACTOE = (GAMES / "tictactoe.kif").read_text()

@@ -30,8 +30,8 @@ def test_the_first_match_with_an_empty_numba_cache_misses_no_clock(tmp_path: Pat
     ]
     result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert any(tmp_path.rglob("kernel.playout*.nbi")), "the kernel was compiled into the fresh cache"
-    assert any(tmp_path.rglob("kernel.depth_charges*.nbi")), "and its loop of many playouts"
+    assert any(tmp_path.rglob("native_kernel.playout*.nbi")), "the kernel was compiled into the fresh cache"
+    assert any(tmp_path.rglob("native_kernel.depth_charges*.nbi")), "and its loop of many playouts"
     assert any(tmp_path.rglob("batched_kernel.play*.nbi")), "and so was the batched engine's"
     assert any(tmp_path.rglob("sweep_kernel.sweep*.nbi")), "and the sweep of large networks"
     # Compiling takes seconds (twenty on a busy machine): it made START miss its clock. The players

@@ -56,9 +56,10 @@ def solve_file(args: argparse.Namespace) -> int | None:
     gdl solves (not two players with constant-sum goals), after a note on stderr saying why, so that
     the perfect-information solver can report on it."""
     # The solvers import scipy: only here, so that other commands start without it.
+    from gdl.errors import LPError, NotTwoPlayerError
     from gdl.extensive.cfr import solve_cfr
-    from gdl.extensive.lp import LPError, solve_lp
-    from gdl.extensive.sequence import NotTwoPlayerError, SequenceForm
+    from gdl.extensive.lp import solve_lp
+    from gdl.extensive.sequence import SequenceForm
 
     start = time.perf_counter()
     text = read_source(Path(args.game), "solve")

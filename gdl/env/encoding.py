@@ -27,18 +27,21 @@ from pathlib import Path
 
 import numpy as np
 
+from gdl.deprecation import moved_names
 from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS
-from gdl.errors import GameDefinitionError, GameTooLargeError, IllegalMoveError, UnknownRoleError
+from gdl.errors import (
+    GameDefinitionError,
+    GameTooLargeError,
+    IllegalMoveError,
+    UngroundableGameError,
+    UnknownRoleError,
+)
 from gdl.game import Game, State, load
 from gdl.ground.grounding import Grounding, term_of, value_text
 from gdl.ground.instantiate import instantiate
 from gdl.render import render
 from gdl.syntax.model import Term
 from gdl.views import View
-
-
-class UngroundableGameError(ValueError):
-    """A game whose moves and base propositions cannot be listed within the budgets of instantiation."""
 
 
 def as_game(game: Game | str | Path, engine: str = "auto") -> Game:
@@ -274,3 +277,6 @@ class Episode:
                 player, self.last_seen[player], self.earlier_seen[player], self.chosen[player], self.steps
             )
         return self.encoding.state_vector(self.state)
+
+
+moved_names(__name__, "gdl.errors", "UngroundableGameError")

@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections import deque
 from math import comb
 
+from gdl.deprecation import moved_names
+from gdl.errors import BanditsExportError
 from gdl.extensive.bandits import Play, placements, relocations
 from gdl.extensive.maze import DANGER, DESTINATION, GOLD, OBSTACLE, Maze, Square
 
@@ -30,10 +32,6 @@ from gdl.extensive.maze import DANGER, DESTINATION, GOLD, OBSTACLE, Maze, Square
 MAX_SIDES = 1000
 #: The most facts describing the attacker's plans the export writes.
 MAX_PLAN_FACTS = 100_000
-
-
-class BanditsExportError(ValueError):
-    """A maze whose game cannot be written as GDL-II (a payoff above 100, a die too large)."""
 
 
 def first_dangers(maze: Maze) -> tuple[Square, ...]:
@@ -209,3 +207,6 @@ def bandits_kif(maze: Maze) -> str:
         RULES,
     ]
     return "\n".join(lines)
+
+
+moved_names(__name__, "gdl.errors", "BanditsExportError")

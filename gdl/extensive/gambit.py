@@ -59,16 +59,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import NamedTuple
 
-from gdl.extensive.model import (
-    Chance,
-    Decision,
-    ExtensiveGame,
-    ExtensiveGameError,
-    History,
-    ImperfectRecallError,
-    Node,
-    Terminal,
-)
+from gdl.deprecation import moved_names
+from gdl.errors import EfgError, ExtensiveGameError, ImperfectRecallError
+from gdl.extensive.model import Chance, Decision, ExtensiveGame, History, Node, Terminal
 
 _TOKEN = re.compile(r'\s*("(?:[^"\\]|\\.)*"|[{},]|[^\s{}",]+)', re.DOTALL)
 _NUMBER = re.compile(r"[+-]?\d+/\d+|[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
@@ -78,14 +71,6 @@ MAX_NUMBER_LENGTH = 200
 MAX_EXPONENT = 400
 _INTEGER = re.compile(r"\d+")
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
-
-
-class EfgError(ExtensiveGameError):
-    """A ``.efg`` text that is not a well-formed Gambit extensive game (with its line and column)."""
-
-    def __init__(self, message: str, line: int, column: int, file: str = "<string>") -> None:
-        self.message, self.line, self.column, self.file = message, line, column, file
-        super().__init__(f"{file}:{line}:{column}: error: {message}")
 
 
 class _Token(NamedTuple):
@@ -482,3 +467,6 @@ def write_efg(game: ExtensiveGame) -> str:
                 f"{_quote(node.infoset)} {{ {actions} }} 0"
             )
     return "\n".join(lines) + "\n"
+
+
+moved_names(__name__, "gdl.errors", "EfgError")

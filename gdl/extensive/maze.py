@@ -11,7 +11,7 @@ place. Blank lines are skipped; spaces around a line are ignored.
 >>> read_maze("3\\n4\\n####\\n#SEX\\n####\\n1\\n0.5\\n", "m.txt")
 Traceback (most recent call last):
 ...
-gdl.extensive.maze.MazeError: m.txt:4:4: error: unknown symbol 'X' (the symbols are S D # - G E)
+gdl.errors.MazeError: m.txt:4:4: error: unknown symbol 'X' (the symbols are S D # - G E)
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
+
+from gdl.deprecation import moved_names
+from gdl.errors import MazeError
 
 #: A square as (row, column), both from 0, the top-left square of the file being (0, 0).
 Square = tuple[int, int]
@@ -35,15 +38,6 @@ PROBABILITY = re.compile(r"[+-]?(\d+/\d+|\d+(\.\d*)?|\.\d+)")
 MAX_NUMBER = 40
 #: Mazes larger than this are refused as they are read (their games would be far too large anyway).
 MAX_SQUARES = 10_000
-
-
-class MazeError(ValueError):
-    """A maze file that cannot be read: the message names the file, line and (for a symbol) column."""
-
-    def __init__(self, file: str, line: int, message: str, column: int = 0) -> None:
-        self.file, self.line, self.column, self.message = file, line, column, message
-        where = f"{file}:{line}:{column}" if column else f"{file}:{line}"
-        super().__init__(f"{where}: error: {message}")
 
 
 @dataclass(frozen=True)
@@ -217,3 +211,6 @@ def read_maze(text: str, file: str = "<string>") -> Maze:
         extra, rest = lines.lines[lines.next]
         raise MazeError(file, extra, f"unexpected text after the probability p: {rest!r}")
     return Maze(tuple(rows), bandits, success)
+
+
+moved_names(__name__, "gdl.errors", "MazeError")

@@ -32,7 +32,7 @@ from urllib.parse import unquote
 from aiohttp import web
 
 from gdl.engines.warm import warm_up
-from gdl.errors import ProtocolError
+from gdl.errors import LimitExceeded, ProtocolError
 from gdl.game import CHANCE_ROLE
 from gdl.players.base import Player
 from gdl.protocol.messages import (
@@ -48,14 +48,7 @@ from gdl.protocol.messages import (
     parse_message,
 )
 from gdl.protocol.seats import Checked, Checker, ProcessFollower, ProcessSeat, Seat, Seen, Step, ThreadSeat
-from gdl.protocol.workers import (
-    CHECKER_NICENESS,
-    DEFAULT_LIMITS,
-    LimitExceeded,
-    Limits,
-    WorkerProcess,
-    prepare_processes,
-)
+from gdl.protocol.workers import CHECKER_NICENESS, DEFAULT_LIMITS, Limits, WorkerProcess, prepare_processes
 from gdl.syntax.model import Term
 from gdl.syntax.spelling import spell
 

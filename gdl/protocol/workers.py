@@ -21,7 +21,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from gdl.errors import ProtocolError
+from gdl.deprecation import moved_names
+from gdl.errors import LimitExceeded, ProtocolError
 
 #: How much lower than the server's the scheduling priority of workers is (Unix niceness). Players and
 #: referees at the lowest priority, so that the server is scheduled first whenever it has a message (with
@@ -53,10 +54,6 @@ class Limits:
 
 #: The limits unless told otherwise.
 DEFAULT_LIMITS = Limits()
-
-
-class LimitExceeded(ProtocolError):
-    """Work on a game broke its CPU-time or memory limit; the worker was ended."""
 
 
 def _cpu_used() -> float:
@@ -229,3 +226,6 @@ def run_limited(target: Any, method: str, cpu_seconds: float, limits: Limits, *a
     finally:
         worker.kill()
         worker.close()
+
+
+moved_names(__name__, "gdl.errors", "LimitExceeded")

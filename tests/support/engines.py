@@ -9,7 +9,7 @@ from pathlib import Path
 from gdl.check import CheckedProgram, check_text
 from gdl.engines.compiled import DEFAULT_CODE_LIMIT, CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
-from gdl.engines.native import DEPTH_LIMIT, NO_LEGAL_MOVE, SIZES, SWAP_INPUTS, TERMINAL
+from gdl.engines.native_layout import DEPTH_LIMIT, NO_LEGAL_MOVE, SIZES, SWAP_INPUTS, TERMINAL
 from gdl.errors import GameTooLargeError
 from gdl.ground.grounding import term_of
 from support.corpus import corpus_games
