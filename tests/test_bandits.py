@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from support.bandits_oracle import AgentStrategy, AttackerStrategy, Oracle, TooLarge
 
+from gdl.bandits.game import ATTACKER, bandits_game
+from gdl.bandits.maze import Maze, read_maze
 from gdl.errors import GameTooLargeError
-from gdl.extensive.bandits import ATTACKER, bandits_game
 from gdl.extensive.lp import solve_lp
-from gdl.extensive.maze import Maze, read_maze
 from gdl.extensive.model import Chance, Terminal
 from gdl.extensive.sequence import SequenceForm
 

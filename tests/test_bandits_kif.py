@@ -18,14 +18,14 @@ from support.bandits_oracle import AgentStrategy, Oracle, solve_matrix_game
 
 import gdl
 import gdl.cli.solve
+from gdl.bandits.kif import bandits_kif, first_dangers
+from gdl.bandits.maze import Maze, read_maze
 from gdl.check import check_text
 from gdl.cli import main
 from gdl.errors import BanditsExportError
 from gdl.extensive import load_extensive
-from gdl.extensive.bandits_kif import bandits_kif, first_dangers
 from gdl.extensive.from_gdl import GdlExtensiveGame
 from gdl.extensive.lp import solve_lp
-from gdl.extensive.maze import Maze, read_maze
 
 EXAMPLE = read_maze("5\n7\n#######\n#E---E#\n#S#-#D#\n#E--EG#\n#######\n1\n0.7\n")
 #: A second maze: two bandits, gold on two ways, the alarm possible on three squares.

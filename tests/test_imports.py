@@ -81,6 +81,7 @@ def test_importing_the_environments_imports_no_library_until_one_is_used() -> No
         ("gdl.backend", "ClusterError", "gdl.errors"),
         ("gdl.budget", "BudgetExceededError", "gdl.errors"),
         ("gdl.engines.kernel", "playout", "gdl.engines.native_kernel"),
+        ("gdl.extensive.maze", "read_maze", "gdl.bandits.maze"),
     ],
 )
 def test_moved_names_import_from_their_old_place_with_a_warning(module: str, name: str, now: str) -> None:
@@ -110,3 +111,10 @@ def test_every_public_exception_is_a_gdl_error_in_one_module() -> None:
         and any(getattr(base, "id", "").endswith(("Error", "Exception")) for base in node.bases)
     ]
     assert defined_elsewhere == []
+
+
+def test_the_extensive_toolkit_does_not_import_the_bandit_maze_built_on_it() -> None:
+    graph = import_graph()
+    toolkit = [module for module in graph if module.startswith("gdl.extensive")]
+    assert toolkit and graph.has_edge("gdl.bandits.game", "gdl.extensive.model")
+    assert [(m, t) for m in toolkit for t in graph.successors(m) if t.startswith("gdl.bandits")] == []
