@@ -11,7 +11,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from gdl.cli._batch import solve_many
 from gdl.cli._common import (
     StatusLine,
     add_cluster_options,
@@ -23,6 +22,7 @@ from gdl.cli._common import (
     load_game,
     positive_int,
 )
+from gdl.cli._corpus_runs import solve_many
 from gdl.cli.extensive import solve_file
 from gdl.extensive import GDL_SUFFIXES, is_extensive
 from gdl.solve import Solution, solve

@@ -1,4 +1,4 @@
-"""``gdl check --dynamic`` and ``gdl solve`` over many games: one game per task (see :mod:`gdl.batch`).
+"""``gdl check --dynamic`` and ``gdl solve`` over many games: one game per task (see :mod:`gdl.corpus_runs`).
 
 Used when several games are given with ``--cluster`` or ``--jobs``: a count of the games done goes
 to standard error while the work runs, and a summary table, one row per game, ends the output.
@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from gdl.backend import open_backend
-from gdl.batch import GameRun, check_game, run_games, solve_game
 from gdl.cli._common import CountBar, emit_json, read_source
+from gdl.corpus_runs import GameRun, check_game, run_games, solve_game
 from gdl.diagnostics import Diagnostic, Level
 from gdl.solve import Solution
 from gdl.wellformed import PROPERTIES, Report, record_report
