@@ -10,7 +10,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import gdl
 from gdl.check import CheckedProgram, check_text
@@ -130,27 +130,6 @@ def output_file(text: str) -> str:
     return text
 
 
-class CountBar:
-    """A one-line count of finished tasks on stderr, e.g. ``[#####.....] 3/10 games``."""
-
-    def __init__(self, noun: str) -> None:
-        self.noun = noun
-
-    def __call__(self, done: int, total: int) -> None:
-        if not sys.stderr.isatty():  # no \r frames in a redirected file
-            return
-        filled = round(30 * done / total)
-        end = "\n" if done == total else ""
-        print(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} {self.noun}", end=end, file=sys.stderr)
-        sys.stderr.flush()
-
-    @staticmethod
-    def clear() -> None:
-        """Erase the line on a terminal, before other output is printed there."""
-        if sys.stderr.isatty():
-            print("\r\033[K", end="", file=sys.stderr, flush=True)
-
-
 def add_cluster_options(parser: argparse.ArgumentParser, jobs_help: str) -> None:
     """The ``--cluster`` and ``--jobs`` options of commands that run many tasks (see :mod:`gdl.backend`)."""
     parser.add_argument(
@@ -162,36 +141,6 @@ def add_cluster_options(parser: argparse.ArgumentParser, jobs_help: str) -> None
         "--jobs", "-j", type=positive_int, metavar="N",
         help=f"{jobs_help} (default: one per CPU); with --cluster ray, the CPUs of the cluster started",
     )
-
-
-class StatusLine:
-    """What a long job is doing, as one line rewritten in place on standard error, and only there when
-    it is a terminal (a redirected file gets no ``\\r`` frames)."""
-
-    def __init__(self, command: str, stream: TextIO | None = None) -> None:
-        self.command = command
-        # sys.stderr looked up now, not at import: it may have been replaced since (tests, IDEs)
-        self.stream = sys.stderr if stream is None else stream
-        self.active = self.stream.isatty()
-        self.shown = False
-
-    def say(self, text: str) -> None:
-        """Show ``text`` in place of the line shown before."""
-        if self.active:
-            self.stream.write(f"\r\033[Kgdl {self.command}: {text}")
-            self.stream.flush()
-            self.shown = True
-
-    def states(self, states: int, seconds: float) -> None:
-        """A progress function of :func:`gdl.solve.solve`: the states searched so far."""
-        self.say(f"{states} states searched, {seconds:.0f} s")
-
-    def close(self) -> None:
-        """Erase the line, before other output is printed."""
-        if self.shown:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
-            self.shown = False
 
 
 def positive_int(text: str) -> int:

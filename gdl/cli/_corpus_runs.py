@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from gdl.backend import open_backend
-from gdl.cli._common import CountBar, emit_json, read_source
+from gdl.cli._common import emit_json, read_source
+from gdl.cli.progress import Progress
 from gdl.corpus_runs import GameRun, check_game, run_games, solve_game
 from gdl.diagnostics import Diagnostic, Level
 from gdl.solve import Solution
@@ -91,12 +92,12 @@ def _run(
     """Run the games on the backend ``--cluster`` and ``--jobs`` name, showing each as it finishes."""
     if not games:
         return []
-    bar = CountBar("games")
+    bar = Progress(command)
 
     def done(run: GameRun, count: int) -> None:
-        bar.clear()
+        bar.close()
         show(run)
-        bar(count, len(games))
+        bar.count(count, len(games), "games")
 
     with open_backend(args.cluster, args.jobs) as backend:
         runs = run_games(backend, task, games, arguments, done)

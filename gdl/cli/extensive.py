@@ -11,7 +11,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gdl.cli._common import StatusLine, emit_json, read_source
+from gdl.cli._common import emit_json, read_source
+from gdl.cli.progress import Progress
 from gdl.extensive import ExtensiveGame, ExtensiveGameError, NotExtensiveError, read_extensive
 from gdl.extensive.from_gdl import GdlExtensiveGame
 
@@ -74,7 +75,7 @@ def solve_file(args: argparse.Namespace) -> int | None:
         _say(problem, args.game, "solve")
         return 2
     loaded = time.perf_counter() - start
-    bar = StatusLine("solve")
+    bar = Progress("solve")
     try:
         bar.say(f"building the sequence form of {args.game}")
         form = SequenceForm.from_game(game)

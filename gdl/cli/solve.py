@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 from gdl.cli._common import (
-    StatusLine,
     add_cluster_options,
     add_command,
     add_engine_option,
@@ -24,6 +23,7 @@ from gdl.cli._common import (
 )
 from gdl.cli._corpus_runs import solve_many
 from gdl.cli.extensive import solve_file
+from gdl.cli.progress import Progress
 from gdl.extensive import GDL_SUFFIXES, is_extensive
 from gdl.solve import Solution, solve
 
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     game = load_game(args.game, args.engine, "solve")
     if game is None:
         return 2
-    bar = StatusLine("solve")
+    bar = Progress("solve")
     try:
         solution = solve(game, budget=args.time_limit, max_states=args.max_states, progress=bar.states)
     finally:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from functools import partial
 from pathlib import Path
 
 from gdl.backend import open_backend
 from gdl.cli._common import (
-    CountBar,
     add_clocks,
     add_cluster_options,
     add_command,
@@ -25,6 +25,7 @@ from gdl.cli._common import (
     positive_int,
     read_source,
 )
+from gdl.cli.progress import Progress
 from gdl.errors import PlayerSpecError
 from gdl.players import PLAYER_KINDS
 from gdl.tournament import TournamentResult, run_tournament
@@ -84,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
         with open_backend(args.cluster, args.jobs) as backend:
             result = run_tournament(
                 args.game, specs, args.matches, start_clock=args.start_clock, play_clock=args.play_clock,
-                seed=args.seed, engine=args.engine, progress=CountBar("matches"), backend=backend,
+                seed=args.seed, engine=args.engine, backend=backend,
+                progress=partial(Progress("tournament").count, noun="matches"),
             )
         for note in backend.notes:
             print(f"gdl tournament: note: {note}", file=sys.stderr)
