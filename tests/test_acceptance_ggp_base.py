@@ -1,4 +1,4 @@
-"""Acceptance (issue 17): a manager that follows ggp-base's rules (case-sensitive moves, whole-second
+"""Acceptance: a manager that follows ggp-base's rules (case-sensitive moves, whole-second
 clocks, its record format) plays every corpus game whose moves have capital letters against gdl's
 player server: no illegal move, and the records replay against the published rules. The whole corpus
 run is slow; CI plays a sample."""

@@ -36,7 +36,7 @@ INVALID = {
     "ggpbase_test_case_3f.kif": Expected("unsafe-variable", ERROR),
     "ggpbase_test_clean_not_distinct.kif": Expected("negated-non-sentence", ERROR),
     "ggpbase_test_invalid_function_arities_differ.kif": Expected("function-arity", WARNING),
-    # ggp-base only warns; the GDL specification (and issue 2) make one arity per relation an error, as
+    # ggp-base only warns; the GDL specification makes one arity per relation an error, as
     # for libgdl_mularity below, so gdl is stricter here on purpose.
     "ggpbase_test_invalid_sentence_arities_differ.kif": Expected("relation-arity", ERROR),
     # griddle ValidatorTest / ParsingTest

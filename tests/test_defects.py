@@ -1,4 +1,4 @@
-"""Regression tests for the defects of issue 17 found by fuzzing and by hostile input."""
+"""Regression tests for defects found by fuzzing and by hostile input."""
 
 from __future__ import annotations
 

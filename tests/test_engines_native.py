@@ -144,7 +144,7 @@ def test_walks_of_every_corpus_game_that_instantiates_agree_with_datalog(corpus:
     assert corpus_problems(corpus, lambda checked: replay_disagreements(checked, range(3), 100)) == []
 
 
-#: The games of the acceptance table of issue 15, and one with cycle blocks.
+#: The benchmark games of ``gdl bench`` (tests/tools/bench_reference.py), and one with cycle blocks.
 BENCH_GAMES = (
     "tictactoe", "connectfour", "breakthrough", "nim1", "hanoi", "buttons", "blocker", "cubicup_3player"
 )

@@ -1,4 +1,4 @@
-"""Fuzzing over rules and messages (issue 17): whatever rules or messages arrive, loading and playing
+"""Fuzzing over rules and messages: whatever rules or messages arrive, loading and playing
 gives a result or a clear error (a ValueError of gdl), never a traceback, within the budget of loading,
 and within a memory limit (each load runs in a worker process whose address space is capped)."""
 

@@ -20,7 +20,7 @@ from gdl.ground.instantiate import instantiate
 from gdl.ground.propnet import FALSE, TRUE, Gate, PropNet, build
 from gdl.ground.simplify import _applies, _round, simplify
 
-#: The seven games of issue 15 and larger corpus networks (cycle blocks in some).
+#: The seven benchmark games of ``gdl bench`` and larger corpus networks (cycle blocks in some).
 GAMES = ("tictactoe", "connectfour", "breakthrough", "nim1", "hanoi", "buttons", "blocker", "bomberman2p")
 
 

@@ -24,7 +24,7 @@ from gdl_to_prolog import SWIPL_OPTIONS, atom, translate_file, walk_clauses
 SWIPL = shutil.which("swipl")
 needs_swipl = pytest.mark.skipif(SWIPL is None, reason="swipl (SWI-Prolog) is not on PATH")
 
-#: The seven games of issue 15's table, and games using or, not, distinct, recursion and deep terms.
+#: The seven benchmark games of ``gdl bench``, and games using or, not, distinct, recursion and deep terms.
 GAMES = (
     "tictactoe", "connectfour", "breakthrough", "nim1", "hanoi", "buttons", "blocker",
     "ggpbase_test_case_5a", "ggpbase_test_distinct_beginning_rule", "coins", "blocks", "eightpuzzle",

@@ -1,4 +1,4 @@
-"""Isolation and limits of the player server (issue 17): work on untrusted rules runs in worker processes
+"""Isolation and limits of the player server: work on untrusted rules runs in worker processes
 under CPU-time and memory limits and is killed, not abandoned; capacity, POST and CORS."""
 
 from __future__ import annotations

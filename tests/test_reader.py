@@ -211,7 +211,7 @@ def test_terms_have_a_constructor_style_repr() -> None:
 
 @pytest.mark.parametrize("name", ["a\x00b", "red\x1b[31m", "x\u202ey", "\x07"])
 def test_control_characters_in_names_are_refused(name: str) -> None:
-    # A NUL broke every engine; terminal escapes reached terminals raw (issue 17).
+    # A NUL would break every engine; terminal escapes would reach terminals raw.
     result = read(f"(role robot) (init (cell {name})) (<= (p ?{name}) (true (cell ?{name})))")
     codes = [d.code for d in result.diagnostics]
     assert codes.count("bad-character") == 2 and not result.ok

@@ -1,5 +1,5 @@
 """Names keep the spelling of the rules in everything gdl sends, records and shows, while matching
-ignores case (issue 17: ggp-base compares names case-sensitively)."""
+ignores case (ggp-base compares names case-sensitively)."""
 
 from __future__ import annotations
 

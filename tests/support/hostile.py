@@ -1,4 +1,4 @@
-"""Rules built to explode, as a hostile game manager might send them (issue 17), each small."""
+"""Rules built to explode, as a hostile game manager might send them, each small."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def deep_nesting(levels: int = 5000) -> str:
 
 
 def nul_name() -> str:
-    """A NUL character inside a name: it used to pass the checker and break every engine."""
+    """A NUL character inside a name: the checker must refuse it, or it breaks every engine."""
     return BASE.replace("(p 1)", "(p a\x00b)")
 
 
