@@ -116,7 +116,9 @@ def test_comment_at_end_of_file_reads_as_no_statements(corpus: Path) -> None:
 
 def test_every_game_checks_without_errors(corpus: Path) -> None:
     failures = {}
-    for path in sorted((corpus / "games").glob("*.kif")):
+    games = sorted((corpus / "games").glob("*.kif"))
+    assert len(games) >= 183
+    for path in games:
         _, diagnostics = _check(path)
         if _errors(diagnostics):
             failures[path.name] = [d.format() for d in _errors(diagnostics)]
@@ -131,7 +133,9 @@ def test_goal_negating_itself_is_accepted_with_a_warning(corpus: Path, name: str
 
 
 def test_gdl2_games_check_except_those_with_real_defects(corpus: Path) -> None:
-    for path in sorted((corpus / "gdl2").glob("*.gdl")):
+    games = sorted((corpus / "gdl2").glob("*.gdl"))
+    assert len(games) >= 22
+    for path in games:
         _, diagnostics = _check(path)
         found = {(d.code, d.span.line) for d in _errors(diagnostics)}
         defects = GDL2_DEFECTS.get(path.name, set())
