@@ -113,8 +113,6 @@ def test_the_gdl2_pipeline_gives_the_value_of_the_export(maze: Maze, tmp_path: P
 
 
 def test_gdl_solve_gives_the_value_of_the_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    if not hasattr(gdl.cli.solve, "is_extensive"):
-        pytest.skip("gdl solve does not yet send GDL-II files to the extensive-form solvers")
     path = tmp_path / "bandits.kif"
     path.write_text(bandits_kif(EXAMPLE), encoding="utf-8")
     assert main(["solve", str(path), "--json"]) == 0

@@ -137,10 +137,7 @@ def test_random_play_wins_half_of_monty_hall() -> None:
 
 
 def test_hyperplay_does_no_worse_than_random_at_kuhn_poker() -> None:
-    path = GAMES / "kuhn.kif"
-    if not path.exists():
-        pytest.skip("games/kuhn.kif is not there yet")
-    game = gdl.load(path)
+    game = gdl.load(GAMES / "kuhn.kif")
     matches = 200
 
     def mean_goal(kind: str, seat: str) -> float:
