@@ -128,7 +128,7 @@ def serve_process(*options: str, log: Path | None = None) -> Iterator[str]:
         yield line.rsplit(" ", 1)[-1].strip()
     finally:
         process.terminate()
-        process.wait(10)
+        process.wait(slack(10))
         if log:
             errors.close()  # type: ignore[union-attr]
 
