@@ -20,6 +20,7 @@ $(RUNTIME): pyproject.toml
 
 $(STAMP): $(RUNTIME)
 	$(BIN)/pip install --quiet -e '.[test,cluster,env]'
+	command -v swipl >/dev/null || apt-get install -y -q swi-prolog-nox  # the tests' Prolog reference
 	touch $(STAMP)
 
 demo: $(RUNTIME)
