@@ -52,8 +52,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if config.getoption("--slow-sample") is not None:
-        config.option.markexpr = ""  # the slow tests to run are chosen below, not by -m "not slow"
+    if config.getoption("--slow-sample") is not None and config.option.markexpr == "not slow":
+        config.option.markexpr = ""  # the slow tests to run are chosen below, not by the default -m
 
 
 def slow_slice(nodeid: str, day: datetime.date) -> bool:
