@@ -82,7 +82,7 @@ def clingo_count(path: Path) -> int:
 
 
 def _table_script() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "scripts" / "wellformedness_table.py"
+    path = Path(__file__).resolve().parent / "tools" / "wellformedness_table.py"
     spec = importlib.util.spec_from_file_location("wellformedness_table", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
