@@ -6,7 +6,10 @@ BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.runtime
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test browser
+.PHONY: demo test test-all system-packages
+# CI also runs the day's slice of the slow tests (1 of 28, by date), at most this many seconds of them in
+# each of the two pytest workers: .ci/run sets it; `make test SLOW_SAMPLE=240` does the same here.
+SLOW_SAMPLE ?=
 
 $(RUNTIME): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -25,14 +28,21 @@ demo: $(RUNTIME)
 	$(BIN)/gdl check games/*.kif
 	$(BIN)/gdl solve games/tictactoe.kif
 
-test: $(STAMP) browser
+test: $(STAMP) system-packages
 	$(BIN)/ruff check gdl tests
 	$(BIN)/mypy --strict gdl
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q $(if $(SLOW_SAMPLE),--slow-sample=$(SLOW_SAMPLE))
 
-# The viewer's browser tests drive headless Chromium: Debian's chromium and chromium-driver (as root in
-# CI; through sudo elsewhere).
-browser:
-	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+# Every test, the slow ones too (hours on two cores: the corpus-wide oracle walks).
+test-all: $(STAMP) system-packages
+	$(BIN)/ruff check gdl tests
+	$(BIN)/mypy --strict gdl
+	$(BIN)/pytest -q -m "slow or not slow"
+
+# Debian packages the tests drive: headless Chromium for the viewer's browser tests, SWI-Prolog as the
+# reference of the Prolog translation (as root in CI; through sudo elsewhere).
+system-packages:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null && command -v swipl >/dev/null || { \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver; }
+	  $$SUDO apt-get update && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver swi-prolog-nox; }

@@ -12,7 +12,7 @@ is what a user's time limit gives (the CLI's ``--time-limit``).
 ...     checkpoint()
 Traceback (most recent call last):
 ...
-gdl.budget.BudgetExceededError: planning joins took more than its budget of 0 s of CPU time
+gdl.errors.BudgetExceededError: planning joins took more than its budget of 0 s of CPU time
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from gdl.errors import GameTooLargeError
+from gdl.deprecation import moved_names
+from gdl.errors import BudgetExceededError
 
 #: The budget of :func:`gdl.load` as a whole, in CPU seconds (the largest corpus game loads in 2).
 LOAD_SECONDS = 120.0
@@ -35,15 +36,6 @@ PHASE_SECONDS = {
     "planning joins": 30.0,
     "evaluating static relations": 60.0,
 }
-
-
-class BudgetExceededError(GameTooLargeError):
-    """Loading a game took more than a budget of CPU time."""
-
-    def __init__(self, message: str, total: bool) -> None:
-        super().__init__(message)
-        #: Whether the total budget was spent (no other engine should then be tried).
-        self.total = total
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,3 +102,6 @@ def exceeded(entry: _Budget | None = None) -> BudgetExceededError:
     kind = "" if entry.wall else " of CPU time"
     message = f"{entry.phase} took more than its budget of {entry.seconds:g} s{kind}"
     return BudgetExceededError(message, entry.total)
+
+
+moved_names(__name__, "gdl.errors", "BudgetExceededError")

@@ -25,7 +25,8 @@ import ray
 import ray.exceptions
 from ray import ObjectRef
 
-from gdl.backend import Backend, ClusterError, Lost
+from gdl.backend_base import Backend, Lost
+from gdl.errors import ClusterError
 
 #: How long one wait for results lasts, so Ctrl-C is noticed promptly.
 _POLL_SECONDS = 0.5

@@ -340,7 +340,7 @@ def parse(
     ``file`` names the source in diagnostics and gives the game its name; ``reader`` is ``"fast"`` or
     ``"lark"`` (Lark's LALR parser on the grammar; the same result, slower). Loading may take up to
     ``max_seconds`` of CPU time (None: no limit), each phase within its own share (see
-    :mod:`gdl.budget`); past it, :class:`gdl.budget.BudgetExceededError` is raised.
+    :mod:`gdl.budget`); past it, :class:`gdl.errors.BudgetExceededError` is raised.
     """
     if not isinstance(text, str):
         raise TypeError(f"game text must be a str, not {type(text).__name__}")
@@ -351,5 +351,5 @@ def load(
     path: str | Path, engine: str = "auto", *, reader: str = "fast", max_seconds: float | None = LOAD_SECONDS
 ) -> Game:
     """A game from a ``.kif`` file; raises :class:`InvalidGameError` when it has errors (and, as
-    :func:`parse`, :class:`gdl.budget.BudgetExceededError` past ``max_seconds`` of CPU time)."""
+    :func:`parse`, :class:`gdl.errors.BudgetExceededError` past ``max_seconds`` of CPU time)."""
     return _make_game(read_text_file(path), str(path), engine, reader, max_seconds)

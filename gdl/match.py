@@ -54,12 +54,13 @@ from gdl.errors import (
     GameDefinitionError,
     KifSyntaxError,
     PlayerConnectionError,
+    PlayerLeft,
     PlayerTimeoutError,
     ProtocolError,
     UnknownRoleError,
 )
 from gdl.game import Game, State
-from gdl.players.base import Player, PlayerLeft
+from gdl.players.base import Player
 from gdl.players.isolated import IsolatedPlayer
 from gdl.players.registry import make_player
 from gdl.syntax.model import Term

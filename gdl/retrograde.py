@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from gdl.engines.sweep import Sweep
-from gdl.errors import GameDefinitionError
+from gdl.errors import GameDefinitionError, NotTurnTakingError
 from gdl.game import Game, State
 
 #: Fields of the exploration's counters (those of :mod:`gdl.retrograde_kernel`, which imports numba).
@@ -125,10 +125,6 @@ def _grown(array: np.ndarray, length: int) -> np.ndarray:
     return grown
 
 
-class NotApplicable(Exception):
-    """The game is not one the native solver takes (no network, or simultaneous moves)."""
-
-
 def explore(
     game: Game,
     root: State,
@@ -139,7 +135,7 @@ def explore(
 ) -> tuple[Exploration, str]:
     """The states reachable from ``root``; the reason the exploration stopped early, or ``""``.
 
-    Raises :class:`NotApplicable` for a game with simultaneous moves or without a network, and
+    Raises :class:`NotTurnTakingError` for a game with simultaneous moves or without a network, and
     :class:`gdl.errors.GameDefinitionError` where the rules break GDL (as the game's states would)."""
     from gdl.retrograde_kernel import CHUNK as STOPPED_AT_CHUNK
     from gdl.retrograde_kernel import (
@@ -154,7 +150,7 @@ def explore(
     )
 
     if getattr(game.reasoner, "net", None) is None:
-        raise NotApplicable("the game has no network")
+        raise NotTurnTakingError("the game has no network")
     started = time.monotonic()
     found = Exploration(game, root, memory)
     while True:
@@ -177,7 +173,7 @@ def explore(
         elif status == GROW_EDGES:
             found.children = _grown(found.children, 2 * len(found.children))
         elif status == SIMULTANEOUS:
-            raise NotApplicable("a state where several roles have a choice")
+            raise NotTurnTakingError("a state where several roles have a choice")
         elif status in (NO_GOAL, NO_LEGAL_MOVE):
             culprit = found.state(int(found.counters[CULPRIT]))
             # The game's own question raises the error it would raise in play, with its message.

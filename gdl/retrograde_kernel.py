@@ -15,8 +15,19 @@ import numba
 import numpy as np
 
 from gdl.engines.schedule import BLOCK_OP
-from gdl.engines.sweep import BASES, END, FALSE_SLOT, FIRST, LITS, NODE, OP, OUTPUT_LITS, SIZES, VALUE_SLOTS
 from gdl.engines.sweep_kernel import sweep
+from gdl.engines.sweep_layout import (
+    BASES,
+    END,
+    FALSE_SLOT,
+    FIRST,
+    LITS,
+    NODE,
+    OP,
+    OUTPUT_LITS,
+    SIZES,
+    VALUE_SLOTS,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 _jit = cast(Callable[[F], F], numba.njit(cache=True, nogil=True))

@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from gdl.errors import GameDefinitionError
+from gdl.errors import GameDefinitionError, NotTurnTakingError
 from gdl.game import Game, State
-from gdl.retrograde import DEFAULT_MEMORY, STATES, NotApplicable, explore, principal_variation, values
+from gdl.retrograde import DEFAULT_MEMORY, STATES, explore, principal_variation, values
 from gdl.syntax.model import Term
 
 BEST_GOAL = "best reachable goal (single player)"
@@ -178,7 +178,7 @@ def solve(
         return small
     try:
         return _solved_natively(game, root, started, budget, max_states, memory, progress)
-    except NotApplicable:  # simultaneous moves
+    except NotTurnTakingError:  # simultaneous moves
         return _searched(game, root, started, budget, max_states, progress)
 
 
@@ -252,7 +252,7 @@ def _solved_natively(
     memory: int,
     progress: Callable[[int, float], None] | None,
 ) -> Solution:
-    """A turn-taking game solved by :mod:`gdl.retrograde` (raises its ``NotApplicable`` otherwise)."""
+    """A turn-taking game solved by :mod:`gdl.retrograde` (raises its ``NotTurnTakingError`` otherwise)."""
     try:
         found, stopped = explore(game, root, started + budget, max_states, memory, progress)
     except GameDefinitionError as problem:

@@ -31,7 +31,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from gdl.errors import ProtocolError
+from gdl.deprecation import moved_names
+from gdl.errors import LimitExceeded, ProtocolError
 
 #: How much lower than the server's the scheduling priority of workers is (Unix niceness). Players at
 #: the lowest priority, so that the server is scheduled first whenever it has a message (with forty
@@ -72,10 +73,6 @@ class Limits:
 
 #: The limits unless told otherwise.
 DEFAULT_LIMITS = Limits()
-
-
-class LimitExceeded(ProtocolError):
-    """Work on a game broke its CPU-time or memory limit; the worker was ended."""
 
 
 def _cpu_used() -> float:
@@ -321,3 +318,6 @@ def run_limited(target: Any, method: str, cpu_seconds: float, limits: Limits, *a
     finally:
         worker.kill()
         worker.close()
+
+
+moved_names(__name__, "gdl.errors", "LimitExceeded")

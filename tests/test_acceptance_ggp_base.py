@@ -1,4 +1,4 @@
-"""Acceptance (issue 17): a manager that follows ggp-base's rules (case-sensitive moves, whole-second
+"""Acceptance: a manager that follows ggp-base's rules (case-sensitive moves, whole-second
 clocks, its record format) plays every corpus game whose moves have capital letters against gdl's
 player server: no illegal move, and the records replay against the published rules. The whole corpus
 run is slow; CI plays a sample."""
@@ -8,11 +8,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from functools import partial
-from pathlib import Path
 
 import pytest
-from ggp_base_manager import play_match, replay
-from protocol_support import serving
+from support.corpus import corpus_items
+from support.ggp_base_manager import play_match, replay
+from support.paths import CORPUS, needs_corpus
+from support.protocol import serving
 
 import gdl
 from gdl.players import make_player
@@ -20,14 +21,13 @@ from gdl.protocol.server import PlayerServer
 from gdl.syntax.model import Variable, walk_terms
 from gdl.syntax.reader import read
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "games"
 SAMPLE = {"snake2p", "mastermind", "bomberman2p"}
 
 
 def capitalised_games() -> list[str]:
     """Corpus games with a name spelled with a capital letter in the move of a legal or input rule."""
     found = []
-    for path in sorted(CORPUS.glob("*.kif")):
+    for path in sorted((CORPUS / "games").glob("*.kif")):
         program = read(path.read_text(encoding="utf-8", errors="replace"), str(path)).program
         for rule in program.rules:
             if rule.head.relation in ("legal", "input") and len(rule.head.args) == 2:
@@ -38,10 +38,12 @@ def capitalised_games() -> list[str]:
     return found
 
 
-GAMES = [
-    pytest.param(name, marks=[] if name in SAMPLE else [pytest.mark.slow])
-    for name in (capitalised_games() if CORPUS.is_dir() else [])
-]
+GAMES = corpus_items(
+    lambda: [
+        pytest.param(name, marks=[] if name in SAMPLE else [pytest.mark.slow]) for name in capitalised_games()
+    ],
+    at_least=12,
+)
 
 
 @pytest.fixture(scope="module")
@@ -56,9 +58,8 @@ def servers() -> Iterator[list[str]]:
         yield [a, b, c, d]
 
 
+@needs_corpus
 def test_the_corpus_has_twelve_such_games() -> None:
-    if not CORPUS.is_dir():
-        pytest.skip("../shared/corpus is not present")
     assert len(GAMES) == 12
 
 
@@ -66,7 +67,7 @@ def test_the_corpus_has_twelve_such_games() -> None:
 def test_a_ggp_base_manager_plays_games_with_capitals_without_illegal_moves(
     name: str, servers: list[str]
 ) -> None:
-    path = CORPUS / f"{name}.kif"
+    path = CORPUS / "games" / f"{name}.kif"
     game = gdl.load(path)
     urls = servers[: len(game.roles)]
     # The whole game in the slow run; a few dozen steps in the CI sample.

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gdl.backend import ClusterError, Outcome, Processes, open_backend
+from gdl.backend import Outcome, Processes, open_backend
+from gdl.errors import ClusterError
 
 
 def die_once(marker: str, value: int, seconds: float = 0.0) -> int:

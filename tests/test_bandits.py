@@ -1,5 +1,5 @@
 """The bandit-ambush maze game: its rules in the tree, and its value by the sequence-form LP against a
-brute-force oracle (pure strategies and a matrix game, tests/bandits_oracle.py)."""
+brute-force oracle (pure strategies and a matrix game, tests/support/bandits_oracle.py)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from bandits_oracle import AgentStrategy, AttackerStrategy, Oracle, TooLarge
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from support.bandits_oracle import AgentStrategy, AttackerStrategy, Oracle, TooLarge
 
+from gdl.bandits.game import ATTACKER, bandits_game
+from gdl.bandits.maze import Maze, read_maze
 from gdl.errors import GameTooLargeError
-from gdl.extensive.bandits import ATTACKER, bandits_game
 from gdl.extensive.lp import solve_lp
-from gdl.extensive.maze import Maze, read_maze
 from gdl.extensive.model import Chance, Terminal
 from gdl.extensive.sequence import SequenceForm
 

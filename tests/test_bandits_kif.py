@@ -14,17 +14,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bandits_oracle import AgentStrategy, Oracle, solve_matrix_game
+from support.bandits_oracle import AgentStrategy, Oracle, solve_matrix_game
 
 import gdl
 import gdl.cli.solve
+from gdl.bandits.kif import bandits_kif, first_dangers
+from gdl.bandits.maze import Maze, read_maze
 from gdl.check import check_text
 from gdl.cli import main
+from gdl.errors import BanditsExportError
 from gdl.extensive import load_extensive
-from gdl.extensive.bandits_kif import BanditsExportError, bandits_kif, first_dangers
 from gdl.extensive.from_gdl import GdlExtensiveGame
 from gdl.extensive.lp import solve_lp
-from gdl.extensive.maze import Maze, read_maze
 
 EXAMPLE = read_maze("5\n7\n#######\n#E---E#\n#S#-#D#\n#E--EG#\n#######\n1\n0.7\n")
 #: A second maze: two bandits, gold on two ways, the alarm possible on three squares.
@@ -112,8 +113,6 @@ def test_the_gdl2_pipeline_gives_the_value_of_the_export(maze: Maze, tmp_path: P
 
 
 def test_gdl_solve_gives_the_value_of_the_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    if not hasattr(gdl.cli.solve, "is_extensive"):
-        pytest.skip("gdl solve does not yet send GDL-II files to the extensive-form solvers")
     path = tmp_path / "bandits.kif"
     path.write_text(bandits_kif(EXAMPLE), encoding="utf-8")
     assert main(["solve", str(path), "--json"]) == 0

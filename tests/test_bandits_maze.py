@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gdl.extensive.maze import Maze, MazeError, read_maze
+from gdl.bandits.maze import Maze, read_maze
+from gdl.errors import MazeError
 
 EXAMPLE = "5\n7\n#######\n#E---E#\n#S#-#D#\n#E--EG#\n#######\n1\n0.7\n"
 

@@ -7,9 +7,9 @@ import random
 from pathlib import Path
 
 import pytest
-from gdl2_games import HIDDEN_BITS, MONTY_HALL
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.gdl2_games import HIDDEN_BITS, MONTY_HALL
 
 import gdl
 from gdl.belief import Belief, belief_from_view

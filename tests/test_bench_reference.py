@@ -1,4 +1,4 @@
-"""The acceptance harness of issue 15 (tests/tools/bench_reference.py): its engines, its tables, a run."""
+"""The benchmark harness (tests/tools/bench_reference.py): its engines, its tables, a run."""
 
 from __future__ import annotations
 

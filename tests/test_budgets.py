@@ -9,7 +9,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from hostile import long_rule, negation_bomb, static_spin
+from support.hostile import long_rule, negation_bomb, static_spin
 
 import gdl
 from gdl.budget import BudgetExceededError, budget, checkpoint

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from check_support import GAME, codes, diagnose, errors, located, span_of
-from gdl2_games import HIDDEN_BITS, MONTY_HALL
+from support.check import GAME, codes, diagnose, errors, located, span_of
+from support.gdl2_games import HIDDEN_BITS, MONTY_HALL
 
 from gdl.check import check_text
 from gdl.diagnostics import Level

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from check_support import GAME, codes, diagnose, errors, located, span_of
+from support.check import GAME, codes, diagnose, errors, located, span_of
 
 from gdl.diagnostics import Level
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import clingo
 import pytest
-from check_support import GAME, diagnose, located, span_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.check import GAME, diagnose, located, span_of
 
 from gdl.check import check
 from gdl.diagnostics import Diagnostic

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from check_support import GAME, diagnose, located, span_of
+from support.check import GAME, diagnose, located, span_of
 
 from gdl.check import CheckedProgram, check_text
 from gdl.diagnostics import Level

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from check_support import GAME
+from support.check import GAME
 
 from gdl.cli import main
 

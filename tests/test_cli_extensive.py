@@ -7,22 +7,13 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from conftest import GAMES
+from support.cli import run
+from support.paths import GAMES
 
-from gdl.cli import main
-from gdl.extensive import UnknownFormatError, load_extensive, read_extensive, write_extensive
+from gdl.errors import UnknownFormatError
+from gdl.extensive import load_extensive, read_extensive, write_extensive
 
 KUHN = GAMES / "kuhn.efg"
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        status = main(list(argv))
-    except SystemExit as exit:  # argparse refusing the command line (status 2, one line)
-        status = int(exit.code or 0)
-    captured = capsys.readouterr()
-    assert "internal error" not in captured.err and "Traceback" not in captured.err
-    return status, captured.out, captured.err
 
 
 def test_solve_kuhn_prints_value_strategies_and_proof(capsys: pytest.CaptureFixture[str]) -> None:

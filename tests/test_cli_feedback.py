@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gdl.cli import _common, main
-from gdl.cli._common import StatusLine
+from gdl.cli.progress import Progress
 from gdl.cli.tournament import player_names
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +49,7 @@ def test_solve_counts_the_states_on_a_terminal_and_erases_the_line(monkeypatch: 
 
 def test_a_status_line_writes_nothing_to_a_file() -> None:
     file = io.StringIO()
-    line = StatusLine("solve", file)
+    line = Progress("solve", file)
     line.states(2000, 1.0)
     line.close()
     assert file.getvalue() == ""
@@ -59,11 +59,10 @@ def test_the_tournament_progress_bar_is_for_terminals(monkeypatch: pytest.Monkey
     terminal, file = Terminal(), io.StringIO()
     for stream in (terminal, file):
         monkeypatch.setattr("sys.stderr", stream)
-        count = StatusLine("tournament").counter("matches")
-        count(3, 10)
-        count(10, 10)
+        Progress("tournament").count(3, 10, "matches")
+        Progress("tournament").count(10, 10, "matches")
     shown = terminal.getvalue()
-    assert shown.startswith("\r\033[Kgdl tournament: [#########.....") and shown.endswith("10/10 matches\n")
+    assert shown.startswith("\r\033[K[#########") and shown.endswith("10/10 matches\n")
     assert file.getvalue() == ""
 
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from protocol_support import request
+from support.protocol import request
 
 ROOT = Path(__file__).resolve().parent.parent
 TICTACTOE = str(ROOT / "games/tictactoe.kif")

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import GAMES
 from hypothesis import HealthCheck, given, settings
-from test_cli_extensive import run
-from test_jsonformat import even_or_odd, mutated_games
+from support.cli import run
+from support.json_games import even_or_odd, mutated_games
+from support.paths import GAMES
 
 
 def test_leduc_from_gdl_is_solved_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from malformed import TICTACTOE, malformed_contents, malformed_paths
+from support.malformed import TICTACTOE, malformed_contents, malformed_paths
 
 from gdl.cli import main
 

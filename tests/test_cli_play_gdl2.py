@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gdl2_games import REJECTED_GDL2, gdl2_params
+from support.gdl2_games import REJECTED_GDL2, gdl2_params
+from support.paths import CORPUS
 
 from gdl.cli import main
-
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 
 #: Games whose match takes more than a few seconds (loading, or many steps): slow run only.
 SLOW = {

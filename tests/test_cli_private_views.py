@@ -8,7 +8,7 @@ import re
 import sys
 
 import pytest
-from conftest import GAMES
+from support.paths import GAMES
 
 from gdl.cli import main
 

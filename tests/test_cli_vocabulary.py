@@ -245,7 +245,7 @@ def _nothing(out: str, err: str, where: Path) -> bool:
     return True
 
 
-#: Bad invocations (each example of issue 18 among them): argv with {tmp} for a scratch folder, the exit
+#: Bad invocations: argv with {tmp} for a scratch folder, the exit
 #: status, a text stderr must contain, and a further check of (stdout, stderr, scratch folder).
 BAD: list[tuple[list[str], int, str, Check]] = [
     (["network", NIM, "--dot", "/nonexistent/x.dot"], 2, "cannot write '/nonexistent/x.dot'", _nothing),

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from check_support import rules_hit, span_of
-from gdl2_games import GDL2_DEFECTS
+from support.check import rules_hit, span_of
+from support.gdl2_games import GDL2_DEFECTS
 
 from gdl.check import check_text
 from gdl.diagnostics import Diagnostic, Level
@@ -36,7 +36,7 @@ INVALID = {
     "ggpbase_test_case_3f.kif": Expected("unsafe-variable", ERROR),
     "ggpbase_test_clean_not_distinct.kif": Expected("negated-non-sentence", ERROR),
     "ggpbase_test_invalid_function_arities_differ.kif": Expected("function-arity", WARNING),
-    # ggp-base only warns; the GDL specification (and issue 2) make one arity per relation an error, as
+    # ggp-base only warns; the GDL specification makes one arity per relation an error, as
     # for libgdl_mularity below, so gdl is stricter here on purpose.
     "ggpbase_test_invalid_sentence_arities_differ.kif": Expected("relation-arity", ERROR),
     # griddle ValidatorTest / ParsingTest
@@ -116,7 +116,9 @@ def test_comment_at_end_of_file_reads_as_no_statements(corpus: Path) -> None:
 
 def test_every_game_checks_without_errors(corpus: Path) -> None:
     failures = {}
-    for path in sorted((corpus / "games").glob("*.kif")):
+    games = sorted((corpus / "games").glob("*.kif"))
+    assert len(games) >= 183
+    for path in games:
         _, diagnostics = _check(path)
         if _errors(diagnostics):
             failures[path.name] = [d.format() for d in _errors(diagnostics)]
@@ -131,7 +133,9 @@ def test_goal_negating_itself_is_accepted_with_a_warning(corpus: Path, name: str
 
 
 def test_gdl2_games_check_except_those_with_real_defects(corpus: Path) -> None:
-    for path in sorted((corpus / "gdl2").glob("*.gdl")):
+    games = sorted((corpus / "gdl2").glob("*.gdl"))
+    assert len(games) >= 22
+    for path in games:
         _, diagnostics = _check(path)
         found = {(d.code, d.span.line) for d in _errors(diagnostics)}
         defects = GDL2_DEFECTS.get(path.name, set())

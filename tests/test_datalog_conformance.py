@@ -12,7 +12,7 @@ import pytest
 import yaml
 from datalog_conformance import ConformanceFailure, YamlTestRunner, get_tests_dir
 from datalog_conformance import TestCase as Case
-from datalog_conformance_adapter import GdlEvaluator, Unsupported
+from support.datalog_conformance import GdlEvaluator, Unsupported
 
 #: Files above this size are read only with the slow tests.
 LARGE = 400_000

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracle import model_of
-from test_datalog_random import GAME, programs
+from support.datalog import GAME, programs, same_walks
+from support.oracle import model_of
 
 from gdl.check import CheckedProgram, check_text
 from gdl.check.program import check_rewritten
@@ -96,7 +95,7 @@ def test_a_negated_check_is_computed_only_where_it_is_asked() -> None:
 def test_both_evaluations_walk_our_games_alike(name: str) -> None:
     checked = check_text((ROOT / "games" / name).read_text(encoding="utf-8"), name).checked
     assert checked is not None
-    _same_walks(DatalogReasoner(checked, demand=False), DatalogReasoner(checked, demand=True), steps=40)
+    same_walks(DatalogReasoner(checked, demand=False), DatalogReasoner(checked, demand=True), steps=40)
 
 
 @pytest.mark.parametrize(
@@ -118,23 +117,7 @@ def test_both_evaluations_walk_corpus_games_alike(corpus: Path, name: str) -> No
     assert checked is not None
     rewritten = DatalogReasoner(checked, demand=True)
     assert rewritten.demand_driven  # these games are rewritten (and stay stratified)
-    _same_walks(DatalogReasoner(checked, demand=False), rewritten, steps=6)
-
-
-def _same_walks(plain: DatalogReasoner, rewritten: DatalogReasoner, steps: int) -> None:
-    rng = random.Random(7)
-    a, b = plain.initial(), rewritten.initial()
-    for _ in range(steps):
-        assert plain.fluents(a) == rewritten.fluents(b)
-        assert plain.terminal(a) == rewritten.terminal(b)
-        legal = [plain.legal(a, role) for role in range(len(plain.roles))]
-        assert legal == [rewritten.legal(b, role) for role in range(len(plain.roles))]
-        if plain.terminal(a) or not all(legal):
-            break
-        moves = [rng.choice(options) for options in legal]
-        a, b = plain.next(a, moves), rewritten.next(b, moves)
-    for role in range(len(plain.roles)):
-        assert plain.goals(a, role) == rewritten.goals(b, role)
+    same_walks(DatalogReasoner(checked, demand=False), rewritten, steps=6)
 
 
 @pytest.mark.parametrize("demand", [False, True])
@@ -256,7 +239,7 @@ def test_a_game_whose_demands_cycle_through_negation_is_rewritten_without_tests(
     assert magic_name("stuck", "bb") in rewritten.graph.nodes
     demand = DatalogReasoner(checked, demand=True)
     assert demand.demand_driven
-    _same_walks(DatalogReasoner(checked, demand=False), demand, steps=30)
+    same_walks(DatalogReasoner(checked, demand=False), demand, steps=30)
 
 
 def test_relations_still_on_a_negative_cycle_are_not_rewritten() -> None:
@@ -288,4 +271,4 @@ def test_relations_still_on_a_negative_cycle_are_not_rewritten() -> None:
     assert not {magic_name(relation, "b") for relation in "abc"} & names
     demand = DatalogReasoner(checked, demand=True)
     assert demand.demand_driven
-    _same_walks(DatalogReasoner(checked, demand=False), demand, steps=20)
+    same_walks(DatalogReasoner(checked, demand=False), demand, steps=20)

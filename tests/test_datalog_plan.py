@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_datalog_magic import _same_walks
+from support.datalog import same_walks
 
 import gdl.engines.datalog
 from gdl.check import check_text
@@ -191,4 +191,4 @@ def test_walks_agree_when_the_state_strata_are_planned_again_early(
     monkeypatch.setattr(gdl.engines.datalog, "REPLAN_AT", 2)
     checked = check_text((ROOT / "games" / name).read_text(encoding="utf-8"), name).checked
     assert checked is not None
-    _same_walks(DatalogReasoner(checked, demand=False), DatalogReasoner(checked, demand=True), steps=40)
+    same_walks(DatalogReasoner(checked, demand=False), DatalogReasoner(checked, demand=True), steps=40)

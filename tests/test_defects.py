@@ -1,4 +1,4 @@
-"""Regression tests for the defects of issue 17 found by fuzzing and by hostile input."""
+"""Regression tests for defects found by fuzzing and by hostile input."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def test_a_deeply_nested_reply_is_an_error_in_the_record_not_a_crash(depth: int)
     import json
     from typing import Any
 
-    from protocol_support import Background, scripted
+    from support.protocol import Background, scripted
 
     from gdl.protocol.manager import host
     from gdl.protocol.messages import Start

@@ -14,9 +14,10 @@ import gdl
 import gdl.engines
 import gdl.engines.compiled
 import gdl.ground.propnet
-from gdl.budget import BudgetExceededError, budget, checkpoint
+from gdl.budget import budget, checkpoint
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
+from gdl.errors import BudgetExceededError
 from gdl.ground.grounding import Grounding
 from gdl.ground.propnet import PropNet
 

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
-from test_engines_compiled import checked_game, corpus_problems, reach_game
+from support.engines import checked_game, corpus_problems, reach_game
 
 from gdl.check import CheckedProgram, check_text
 from gdl.cli import main

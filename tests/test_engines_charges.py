@@ -11,15 +11,14 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_engines_compiled import checked_game
-from test_engines_native import COUNTING_GAME, MORE, replay_disagreements
-from test_game_errors import STUCK
+from support.engines import COUNTING_GAME, MORE, checked_game, replay_disagreements
+from support.games import STUCK
 
 from gdl.check import check_text
 from gdl.engines.base import Charges, depth_charge, depth_charges, goal_value
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
-from gdl.engines.native import DEPTH_LIMIT, NO_LEGAL_MOVE, STATE_OUT, TERMINAL
+from gdl.engines.native_layout import DEPTH_LIMIT, NO_LEGAL_MOVE, STATE_OUT, TERMINAL
 from gdl.match import _LockedReasoner
 
 ROOT = Path(__file__).resolve().parent.parent

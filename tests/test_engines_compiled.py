@@ -5,93 +5,22 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.engines import QUICK, checked_game, corpus_problems, disagreements, reach_game
 
 import gdl
 import gdl.engines
-from gdl.check import CheckedProgram, check_text
+from gdl.check import check_text
 from gdl.engines.codegen import generate
-from gdl.engines.compiled import DEFAULT_CODE_LIMIT, CompiledReasoner
+from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
 from gdl.errors import GameTooLargeError, InvalidStateError
 from gdl.ground.grounding import term_of
 from gdl.ground.instantiate import instantiate
 
 ROOT = Path(__file__).resolve().parent.parent
-
-#: Corpus games of the default run: the benchmark games, recursion (cycle blocks), or, many roles.
-QUICK = (
-    "tictactoe", "connectfour", "breakthrough", "buttons", "hanoi", "nim1", "blocks", "eightpuzzle",
-    "3pconnectfour", "ggpbase_test_case_5a", "ggpbase_test_distinct_beginning_rule", "coins",
-)
-
-
-def checked_game(path: Path) -> CheckedProgram:
-    result = check_text(path.read_text(encoding="utf-8"), str(path))
-    assert result.checked is not None
-    return result.checked
-
-
-def disagreements(
-    checked: CheckedProgram, seeds: range, max_steps: int, code_limit: int = DEFAULT_CODE_LIMIT
-) -> list[str]:
-    """Walk at random with the compiled engine and the Datalog evaluator side by side."""
-    compiled = CompiledReasoner(checked, code_limit=code_limit)
-    reference = DatalogReasoner(checked)
-    problems = []
-    if compiled.roles != reference.roles:
-        return [f"roles {compiled.roles} != {reference.roles}"]
-    for seed in seeds:
-        rng = random.Random(seed)
-        ours, theirs = compiled.initial(), reference.initial()
-        for step in range(max_steps + 1):
-            where = f"seed {seed} step {step}"
-            if compiled.fluents(ours) != reference.fluents(theirs):
-                problems.append(f"{where}: states differ")
-                break
-            terminal = compiled.terminal(ours)
-            if terminal != reference.terminal(theirs):
-                problems.append(f"{where}: terminal differs (compiled {terminal})")
-            legal = []
-            for role in range(len(compiled.roles)):
-                legal.append(compiled.legal(ours, role))
-                if legal[-1] != reference.legal(theirs, role):
-                    problems.append(f"{where}: legal moves of role {role} differ")
-                goals = sorted(compiled.goals(ours, role), key=str)
-                if goals != sorted(reference.goals(theirs, role), key=str):
-                    problems.append(f"{where}: goals of role {role} differ")
-            if terminal or not all(legal) or problems:
-                break
-            joint = [rng.choice(moves) for moves in legal]
-            ours, theirs = compiled.next(ours, joint), reference.next(theirs, joint)
-    return problems
-
-
-def corpus_games(corpus: Path) -> list[Path]:
-    """Every game of the corpus that is not GDL-II."""
-    rows = (line.split("\t") for line in (corpus / "games" / "INDEX.tsv").read_text().splitlines()[1:])
-    return [corpus / "games" / row[0] for row in rows if row[-1] == "-"]
-
-
-def corpus_problems(corpus: Path, compare: Callable[[CheckedProgram], list[str]]) -> list[str]:
-    """The problems ``compare`` finds in every corpus game that instantiates."""
-    problems = []
-    for path in corpus_games(corpus):
-        result = check_text(path.read_text(encoding="utf-8"), str(path))
-        if result.checked is None:
-            continue
-        try:
-            problems += [f"{path.stem}: {p}" for p in compare(result.checked)]
-        except GameTooLargeError:
-            continue
-        except SyntaxError as problem:
-            # The Datalog evaluator's generated code can nest too deeply (statespacelarge); not ours.
-            print(f"{path.stem}: no reference: {problem}")
-    return problems
-
 
 @pytest.mark.slow
 def test_every_corpus_game_that_instantiates_agrees_with_datalog(corpus: Path) -> None:
@@ -106,32 +35,6 @@ def test_our_games_agree_with_datalog(name: str) -> None:
 @pytest.mark.parametrize("name", QUICK)
 def test_quick_corpus_walks_agree_with_datalog(corpus: Path, name: str) -> None:
     assert disagreements(checked_game(corpus / "games" / f"{name}.kif"), range(2), 80) == []
-
-
-#: reach is recursive through the state: the network needs a cycle block.
-REACH = """
-(role r) (edge a b) (edge b c) (edge c a) (edge c d)
-(init (link a b)) (init (at a))
-(<= (reach ?x ?y) (true (link ?x ?y)))
-(<= (reach ?x ?z) (true (link ?x ?y)) (reach ?y ?z))
-(<= (legal r (add ?x ?y)) (edge ?x ?y) (not (true (link ?x ?y))))
-(legal r wait)
-(<= (next (link ?x ?y)) (true (link ?x ?y)))
-(<= (next (link ?x ?y)) (does r (add ?x ?y)))
-(<= (next (at ?x)) (true (at ?x)))
-(<= terminal (reach a d) (reach d d))
-(<= terminal (true (link c d)) (true (link b c)) (true (link c a)))
-(<= (goal r 100) (reach a a))
-(<= (goal r 0) (not (reach a a)))
-"""
-
-
-def reach_game() -> CheckedProgram:
-    """:data:`REACH` checked, with the cycle block it is there for."""
-    checked = check_text(REACH).checked
-    assert checked is not None
-    assert CompiledReasoner(checked).net.cycles
-    return checked
 
 
 def test_recursive_rules_become_cycle_blocks_and_agree() -> None:

@@ -10,8 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pytest import MonkeyPatch
-from test_engines_compiled import checked_game
-from test_engines_native import replay_disagreements
+from support.engines import checked_game, replay_disagreements
 
 import gdl.engines.folding
 import gdl.ground.simplify

@@ -7,7 +7,8 @@ import random
 from pathlib import Path
 
 import pytest
-from gdl2_games import HIDDEN_BITS, MONTY_HALL, REJECTED_GDL2, gdl2_params
+from support.gdl2_games import HIDDEN_BITS, MONTY_HALL, REJECTED_GDL2, gdl2_params
+from support.paths import CORPUS
 
 import gdl
 from gdl.check import check_text
@@ -16,8 +17,6 @@ from gdl.engines.batched import BatchedEngine
 from gdl.engines.compiled import CompiledReasoner
 from gdl.errors import GameDefinitionError, GameTooLargeError
 from gdl.game import Game, State
-
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 
 #: GDL-II games whose walks take more than a few seconds with both engines: slow run only.
 SLOW = {

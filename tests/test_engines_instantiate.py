@@ -14,10 +14,10 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-import test_engines_compiled
+import support.engines
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_engines_compiled import checked_game, disagreements
+from support.engines import checked_game, disagreements
 
 from gdl.check import CheckedProgram, check_text
 from gdl.cli import main
@@ -126,7 +126,7 @@ def test_a_large_static_table_is_grounded_on_demand(monkeypatch: pytest.MonkeyPa
     grounding = instantiate(program, max_atoms=3000)
     plus = sum(rule.head[0] == "plus" for rule in grounding.rules)
     assert 0 < plus < 61 * 62 // 2
-    monkeypatch.setattr(test_engines_compiled, "CompiledReasoner", partial(CompiledReasoner, max_atoms=3000))
+    monkeypatch.setattr(support.engines, "CompiledReasoner", partial(CompiledReasoner, max_atoms=3000))
     assert disagreements(program, range(4), 10) == []
 
 

@@ -12,84 +12,28 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_engines_compiled import QUICK, checked_game, corpus_problems, reach_game
-from test_game_errors import STUCK
+from support.engines import (
+    COUNTING_GAME,
+    MORE,
+    QUICK,
+    checked_game,
+    corpus_problems,
+    reach_game,
+    replay_disagreements,
+)
+from support.games import STUCK
 
 import gdl
-from gdl.check import CheckedProgram, check_text
+from gdl.check import check_text
 from gdl.engines.base import depth_charge
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
-from gdl.engines.native import DEPTH_LIMIT, NO_LEGAL_MOVE, SIZES, SWAP_INPUTS, TERMINAL
+from gdl.engines.native_layout import DEPTH_LIMIT, NO_LEGAL_MOVE, TERMINAL
 from gdl.errors import GameDefinitionError
 from gdl.ground.grounding import term_of
 from gdl.players.mcts import MctsPlayer
 
 ROOT = Path(__file__).resolve().parent.parent
-
-#: Corpus games with cycle blocks in their networks (cubicup_3player) or simultaneous moves, beside QUICK.
-MORE = ("cubicup_3player", "connectfoursimultaneous", "roshambo2", "simultaneoustictactoe", "gt_prisoner")
-
-
-def replay_disagreements(
-    checked: CheckedProgram, seeds: range, max_depth: int, starts: tuple[int, ...] = (), swap: int = -1
-) -> list[str]:
-    """Replay the recorded walks of the kernel through the Datalog evaluator, step by step: from the
-    initial state, or from each of ``starts`` in turn (walking one seed from each); with ``swap`` 0 or
-    1, the kernel takes inputs back that way, whichever its calibration chose."""
-    compiled = CompiledReasoner(checked)
-    net = compiled.net
-    reference = DatalogReasoner(checked)
-    roles = range(len(net.roles))
-    fluents = [term_of(f) for f in net.fluents]
-    legal_terms = [[term_of(move) for move, _ in entries] for entries in net.legal]
-    goal_terms = [[term_of(value) for value, _ in entries] for entries in net.goals]
-    columns, start = [], len(fluents)
-    for entries in net.legal:
-        columns.append(range(start, start + len(entries)))
-        start += len(entries)
-    problems = []
-    for seed in seeds:
-        origin = starts[seed % len(starts)] if starts else compiled.initial()
-        # The kernel the reasoner plays from ``origin`` (gdl.engines.folding).
-        kernel = compiled.kernels.of(origin)
-        if swap >= 0:
-            kernel.section(SIZES)[SWAP_INPUTS] = swap
-        walk, rows = kernel.trace(origin, seed, max_depth)
-        state = reference.from_fluents(compiled.fluents(origin))
-        for step in range(walk.depth + 1):
-            where = f"seed {seed} step {step}"
-            row = rows[step]
-            if {f for f, value in zip(fluents, row, strict=False) if value} != reference.fluents(state):
-                return [*problems, f"{where}: states differ"]
-            for role in roles:
-                moves = tuple(m for m, k in zip(legal_terms[role], columns[role], strict=True) if row[k])
-                if moves != reference.legal(state, role):
-                    problems.append(f"{where}: legal moves of role {role} differ")
-            if step < walk.depth:
-                if reference.terminal(state):
-                    problems.append(f"{where}: the kernel went on from a terminal state")
-                chosen = row[start:]
-                state = reference.next(state, [legal_terms[r][chosen[r]] for r in roles])
-        if compiled.fluents(walk.state) != reference.fluents(state):
-            problems.append(f"seed {seed}: the last state differs")
-        terminal = reference.terminal(state)
-        if walk.outcome == TERMINAL:
-            if not terminal:
-                problems.append(f"seed {seed}: the kernel stopped at a state that is not terminal")
-            for role in roles:
-                values = list(reference.goals(state, role))
-                goal = walk.goals[role]
-                # -1 when not exactly one goal value holds (pentago's rules give some ends two).
-                if values != [goal_terms[role][goal]] if goal >= 0 else len(values) == 1:
-                    problems.append(f"seed {seed}: goals of role {role} differ")
-        elif walk.outcome == NO_LEGAL_MOVE:
-            if terminal or all(reference.legal(state, role) for role in roles):
-                problems.append(f"seed {seed}: the kernel found no legal move where there is one")
-        elif terminal or walk.outcome != DEPTH_LIMIT or walk.depth != max_depth:
-            problems.append(f"seed {seed}: stopped early ({walk.outcome}) at depth {walk.depth}")
-    return problems
-
 
 @pytest.mark.parametrize("name", ["tictactoe.kif", "buttons.kif", "nim.kif", "rps.kif"])
 def test_walks_of_our_games_agree_with_datalog(name: str) -> None:
@@ -120,16 +64,6 @@ def test_both_ways_of_taking_inputs_back_agree_with_datalog(corpus: Path, name: 
 
 def test_walks_through_a_cycle_block_agree_with_datalog() -> None:
     assert replay_disagreements(reach_game(), range(20), 30) == []
-
-
-#: A game that counts 0, 1, 2, 3 and then has no legal move (its terminal state is never reached).
-COUNTING_GAME = """
-(role r) (init (n 0)) (succ 0 1) (succ 1 2) (succ 2 3)
-(<= (next (n ?y)) (true (n ?x)) (succ ?x ?y))
-(<= (legal r go) (true (n ?x)) (succ ?x ?y))
-(<= terminal (true (n 9)))
-(goal r 50)
-"""
 
 
 def test_a_walk_stops_at_the_depth_limit_and_where_a_role_has_no_move() -> None:
@@ -210,7 +144,7 @@ def test_walks_of_every_corpus_game_that_instantiates_agree_with_datalog(corpus:
     assert corpus_problems(corpus, lambda checked: replay_disagreements(checked, range(3), 100)) == []
 
 
-#: The games of the acceptance table of issue 15, and one with cycle blocks.
+#: The benchmark games of ``gdl bench`` (tests/tools/bench_reference.py), and one with cycle blocks.
 BENCH_GAMES = (
     "tictactoe", "connectfour", "breakthrough", "nim1", "hanoi", "buttons", "blocker", "cubicup_3player"
 )

@@ -8,11 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_engines_compiled import checked_game
-from test_engines_native import replay_disagreements
+from support.engines import checked_game, replay_disagreements
 
 from gdl.engines.compiled import CompiledReasoner
-from gdl.engines.native import GOAL_ENTRIES, OP, SIZES, WORK
+from gdl.engines.native_layout import GOAL_ENTRIES, OP, SIZES, WORK
 
 
 @pytest.mark.parametrize("name", ["hanoi", "connectfour", "eightpuzzle", "cubicup_3player"])

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_engines_compiled import QUICK, checked_game, corpus_problems, disagreements, reach_game
+from support.engines import QUICK, checked_game, corpus_problems, disagreements, reach_game
 
 import gdl.engines.compiled
-from gdl.budget import BudgetExceededError, budget
+from gdl.budget import budget
 from gdl.check import CheckedProgram, check_text
 from gdl.engines.codegen import function_outputs
 from gdl.engines.compiled import CompiledReasoner
+from gdl.errors import BudgetExceededError
 from gdl.ground.grounding import term_of
 
 ROOT = Path(__file__).resolve().parent.parent

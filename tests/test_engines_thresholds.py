@@ -13,12 +13,11 @@ from unittest.mock import patch
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_engines_compiled import checked_game
-from test_engines_native import replay_disagreements
+from support.engines import checked_game, replay_disagreements
 
 from gdl.engines import thresholds
 from gdl.engines.compiled import CompiledReasoner
-from gdl.engines.native import SIZES, WORK
+from gdl.engines.native_layout import SIZES, WORK
 from gdl.engines.schedule import AND_OP, AT_LEAST_OP, OR_OP
 from gdl.engines.thresholds import role_moves, threshold_gates
 from gdl.ground.propnet import FALSE, Gate, PropNet

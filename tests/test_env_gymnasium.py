@@ -14,9 +14,10 @@ import pytest
 pytest.importorskip("gymnasium")
 
 import gymnasium
-from conftest import CORPUS, GAMES
-from env_support import instantiated, unless_the_game_breaks_gdl
 from gymnasium.utils.env_checker import check_env
+from support.corpus import corpus_items
+from support.env import instantiated, unless_the_game_breaks_gdl
+from support.paths import CORPUS, GAMES, shared_path
 
 import gdl
 import gdl.env
@@ -38,22 +39,17 @@ def _check(game: gdl.Game) -> None:
     ids=lambda p: p.name,
 )
 def test_check_env_passes(path: Path) -> None:
-    if not path.is_file():
-        pytest.skip(f"{path} is not present")
-    _check(gdl.load(path))
+    _check(gdl.load(shared_path(path)))
 
 
 def _one_player_corpus_games() -> list[Path]:
-    index = CORPUS / "games" / "INDEX.tsv"
-    if not index.is_file():
-        return []
-    with index.open(encoding="utf-8") as rows:
+    with (CORPUS / "games" / "INDEX.tsv").open(encoding="utf-8") as rows:
         rows_of_one = [row for row in csv.DictReader(rows, delimiter="\t") if row["roles"] == "1"]
     return [CORPUS / "games" / row["file"] for row in rows_of_one]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", _one_player_corpus_games(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", corpus_items(_one_player_corpus_games, at_least=72), ids=str)
 def test_check_env_passes_on_every_one_player_corpus_game(path: Path) -> None:
     game = instantiated(path)
     with unless_the_game_breaks_gdl(path):

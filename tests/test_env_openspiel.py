@@ -12,10 +12,10 @@ import pytest
 pytest.importorskip("pyspiel")
 
 import pyspiel
-from conftest import CORPUS, GAMES
-from env_support import corpus_games, instantiated, present, unless_the_game_breaks_gdl
 from open_spiel.python import policy
 from open_spiel.python.algorithms import cfr, expected_game_score, exploitability, mcts
+from support.env import corpus_games, instantiated, present, unless_the_game_breaks_gdl
+from support.paths import CORPUS, GAMES
 
 import gdl
 from gdl.env import openspiel_game, register

@@ -10,9 +10,9 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from conftest import CORPUS, GAMES
-from env_support import corpus_games, instantiated, present, unless_the_game_breaks_gdl
 from pettingzoo.test import api_test, parallel_api_test, seed_test
+from support.env import corpus_games, instantiated, present, unless_the_game_breaks_gdl
+from support.paths import CORPUS, GAMES
 
 import gdl
 import gdl.env

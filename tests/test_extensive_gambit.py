@@ -6,16 +6,17 @@ import doctest
 from fractions import Fraction
 
 import pytest
-from conftest import GAMES
-from extensive_strategies import games
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from openspiel_games import from_openspiel
+from support.extensive_strategies import games
+from support.openspiel_games import from_openspiel
+from support.paths import GAMES
 
 import gdl.extensive.gambit
-from gdl.extensive.gambit import EfgError, read_efg, write_efg
+from gdl.errors import EfgError, ExtensiveGameError
+from gdl.extensive.gambit import read_efg, write_efg
 from gdl.extensive.lp import solve_lp
-from gdl.extensive.model import ExtensiveGame, ExtensiveGameError, Terminal
+from gdl.extensive.model import ExtensiveGame, Terminal
 
 SIGNAL = """EFG 2 R "signalling, after Watson" { "Worker" "Firm" }
 "a comment that is not kept"

@@ -6,15 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from gdl.extensive.model import (
-    Chance,
-    Decision,
-    ExtensiveGame,
-    ExtensiveGameError,
-    ImperfectRecallError,
-    InformationSetError,
-    Terminal,
-)
+from gdl.errors import ExtensiveGameError, ImperfectRecallError, InformationSetError
+from gdl.extensive.model import Chance, Decision, ExtensiveGame, Terminal
 
 
 def pay(x: int) -> Terminal:

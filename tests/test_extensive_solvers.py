@@ -8,15 +8,16 @@ from functools import cache
 
 import numpy as np
 import pytest
-from extensive_strategies import games
 from hypothesis import HealthCheck, given, settings
-from openspiel_games import from_openspiel
+from support.extensive_strategies import games
+from support.openspiel_games import from_openspiel
 
+from gdl.errors import ExtensiveGameError, LPTimeoutError, NotTwoPlayerError
 from gdl.extensive.best_response import best_response, exploitability
 from gdl.extensive.cfr import solve_cfr
-from gdl.extensive.lp import LPTimeoutError, solve_lp
-from gdl.extensive.model import Chance, Decision, ExtensiveGame, ExtensiveGameError, Terminal
-from gdl.extensive.sequence import NotTwoPlayerError, SequenceForm
+from gdl.extensive.lp import solve_lp
+from gdl.extensive.model import Chance, Decision, ExtensiveGame, Terminal
+from gdl.extensive.sequence import SequenceForm
 
 pyspiel = pytest.importorskip("pyspiel")
 

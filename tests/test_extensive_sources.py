@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from extensive_strategies import games
 from hypothesis import given, settings
+from support.extensive_strategies import games
+from support.paths import JSON_GAMES, needs_json_games
 
 from gdl.extensive import (
     GdlSourceError,
@@ -23,11 +24,10 @@ from gdl.extensive.model import Chance, Decision, ExtensiveGame, Node, Terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "games"
-SHARED = ROOT.parent / "shared" / "json-games"
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/json-games is absent")
+SHARED = JSON_GAMES
 
 
-@needs_shared
+@needs_json_games
 def test_kuhn_json_value_is_minus_one_eighteenth() -> None:
     solution = solve_lp(load_extensive(SHARED / "kuhn.json"))
     assert solution.value["1"] == pytest.approx(-1 / 18, abs=1e-9)
@@ -35,7 +35,7 @@ def test_kuhn_json_value_is_minus_one_eighteenth() -> None:
     assert solution.exploitability.exploitability < 1e-9
 
 
-@needs_shared
+@needs_json_games
 def test_even_or_odd_value_is_zero() -> None:
     solution = solve_lp(load_extensive(SHARED / "even-or-odd.json"))
     assert solution.value["1"] == pytest.approx(0, abs=1e-9)

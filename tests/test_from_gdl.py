@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import gdl
-from gdl.errors import GameTooLargeError
-from gdl.extensive.from_gdl import GdlExtensiveGame, NotExtensiveError, OutOfTimeError, extensive_from_gdl
+from gdl.errors import GameTooLargeError, NotExtensiveError, OutOfTimeError
+from gdl.extensive.from_gdl import GdlExtensiveGame, extensive_from_gdl
 from gdl.extensive.model import Chance, Decision, Terminal
 
 GAMES = Path(__file__).resolve().parent.parent / "games"

@@ -9,22 +9,21 @@ import json
 import tempfile
 from pathlib import Path
 
-import pytest
-from check_support import programs
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.check import programs
+from support.paths import CORPUS, needs_corpus
 
 from gdl.check import check, check_text
 from gdl.cli import main
 from gdl.diagnostics import has_errors
 from gdl.syntax.model import Program
 
-CORPUS_GAMES = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "games"
+CORPUS_GAMES = CORPUS / "games"
 #: Small games with rules of every kind: or, not, distinct, recursion, function terms, GDL-II words.
 _SAMPLES = ["tictactoe.kif", "buttons.kif", "hanoi.kif", "montyhall.kif", "blocksworld.kif", "nim1.kif"]
 _KEYS = {"file", "line", "column", "end_line", "end_column", "level", "code", "message", "notes"}
 
-needs_corpus = pytest.mark.skipif(not CORPUS_GAMES.is_dir(), reason="../shared/corpus is not present")
 
 
 def _assert_well_formed(text: str, file: str = "<string>") -> None:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.games import STUCK
 
 import gdl
 from gdl.errors import (
@@ -59,18 +60,6 @@ def test_several_goal_values() -> None:
     text = SCORED.format(initial="50") + "(<= (goal solo 0) (true (step 1)))"
     with pytest.raises(GameDefinitionError, match=r"role 'solo' has 2 goal values \(0, 50\) in <State"):
         _end(text).goals()
-
-
-#: Two roles; ``blocked`` has no legal move in the initial state, which is not terminal.
-STUCK = """
-(role free) (role blocked)
-(init (cell a))
-(<= (legal free (go ?c)) (true (cell ?c)))
-(<= (legal blocked (go ?c)) (true (cell ?c)) (true (open ?c)))
-(<= (next (cell ?c)) (true (cell ?c)))
-(<= terminal (true (cell b)))
-(goal free 0) (goal blocked 0)
-"""
 
 
 def test_no_legal_move_in_a_non_terminal_state() -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import GAMES
 from hypothesis import given
 from hypothesis import strategies as st
+from support.paths import GAMES
 
 import gdl
 from gdl.engines import ENGINES

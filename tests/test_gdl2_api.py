@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from clingo_gdl import clingo_game
-from gdl2_games import HIDDEN_BITS, MONTY_HALL
+from support.clingo_gdl import clingo_game
+from support.gdl2_games import HIDDEN_BITS, MONTY_HALL
 
 import gdl
 from gdl.errors import IllegalMoveError

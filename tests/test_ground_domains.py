@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, GAMES
+from support.paths import CORPUS, GAMES
 
 import gdl
 from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS
-from gdl.errors import GameTooLargeError
-from gdl.ground.domains import DomainTooLargeError, domains
+from gdl.errors import DomainTooLargeError, GameTooLargeError
+from gdl.ground.domains import domains
 from gdl.ground.grounding import term_of, value_text
 from gdl.ground.instantiate import instantiate
 from gdl.syntax.model import Term

@@ -9,10 +9,11 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_engines_compiled import checked_game
+from support.corpus import corpus_items
+from support.engines import checked_game
+from support.paths import CORPUS
 
 from gdl.errors import GameTooLargeError
 from gdl.ground.instantiate import instantiate
@@ -159,7 +160,7 @@ def test_optimised_networks_agree_in_every_state_with_the_constants(corpus: Path
     agree_with_the_constants(net, 25)
 
 
-CORPUS_GAMES = sorted(p.stem for p in (CORPUS / "games").glob("*.kif")) if (CORPUS / "games").is_dir() else []
+CORPUS_GAMES = corpus_items(lambda: sorted(p.stem for p in (CORPUS / "games").glob("*.kif")), at_least=183)
 
 
 @pytest.mark.slow

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import GAMES
-from peeking_player import Peeking
+from support.paths import GAMES
+from support.peeking import Peeking
 
 import gdl
 from gdl.cli import main

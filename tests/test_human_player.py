@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import gdl
+from gdl.errors import PlayerLeft
 from gdl.match import Match
-from gdl.players.base import PlayerLeft
 from gdl.players.human import HumanPlayer
 
 #: One player says a number from 1 to 12; the game ends after one move, worth the number said.

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import GAMES
-from recording_player import Recording
+from support.paths import GAMES
+from support.recording_player import Recording
 
 import gdl
 from gdl.cli import main

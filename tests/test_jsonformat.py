@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from fractions import Fraction
 from pathlib import Path
@@ -11,35 +10,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.json_games import even_or_odd, json_values, mutated_games
+from support.paths import JSON_GAMES, needs_json_games
 
-from gdl.extensive.jsonformat import (
-    JsonGameError,
-    JsonWriteError,
-    game_from_json,
-    read_json_game,
-    write_json_game,
-)
+from gdl.errors import JsonGameError
+from gdl.extensive.jsonformat import JsonWriteError, game_from_json, read_json_game, write_json_game
 from gdl.extensive.model import Chance, Decision, ExtensiveGame, Node, Terminal
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "json-games"
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/json-games is absent")
-
-
-def even_or_odd() -> dict[str, Any]:
-    """A small valid game, built here so that the tests do not need ../shared."""
-    return {
-        "name": "Even or odd",
-        "start": "pick",
-        "states": [
-            {"name": "pick", "player": 1, "knowledge": "", "actions": [{"1": "1"}, {"2": "2"}]},
-            {"name": "1", "player": 2, "knowledge": "", "actions": [{"even": "1 even"}, {"odd": "1 odd"}]},
-            {"name": "1 even", "result": 1},
-            {"name": "1 odd", "result": -1},
-            {"name": "2", "player": 2, "knowledge": "", "actions": [{"even": "2 even"}, {"odd": "2 odd"}]},
-            {"name": "2 even", "result": -1},
-            {"name": "2 odd", "result": 1},
-        ],
-    }
+SHARED = JSON_GAMES
 
 
 def problems(document: Any) -> list[tuple[str, str]]:
@@ -52,7 +30,7 @@ def paths(document: Any) -> list[str]:
     return [path for path, _ in problems(document)]
 
 
-@needs_shared
+@needs_json_games
 def test_kuhn_json_reads_into_the_model() -> None:
     game = read_json_game(SHARED / "kuhn.json")
     assert game.players == ("1", "2")
@@ -269,16 +247,6 @@ def test_a_game_too_large_to_unfold() -> None:
 
 # --- fuzzing: never a traceback ------------------------------------------------------------------
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4)
-    ),
-    max_leaves=20,
-)
-state_keys = st.sampled_from(["name", "player", "knowledge", "actions", "result", "start", "states"])
-
-
 @settings(max_examples=300, deadline=None)
 @given(json_values)
 def test_arbitrary_json_is_a_game_or_a_json_game_error(document: Any) -> None:
@@ -297,35 +265,6 @@ def test_arbitrary_text_is_a_game_or_a_json_game_error(text: str) -> None:
         assert error.problems and all(p.path and p.message for p in error.problems)
 
 
-@st.composite
-def mutated_games(draw: st.DrawFn) -> dict[str, Any]:
-    """A valid game with a few states deleted, copied, changed or given odd actions."""
-    document = even_or_odd()
-    states: list[Any] = document["states"]
-    for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.integers(0, 5))
-        if kind == 5 or not states:
-            document[draw(state_keys)] = draw(json_values)
-            continue
-        index = draw(st.integers(0, len(states) - 1))
-        state = states[index]
-        if kind == 0:
-            del states[index]
-        elif kind == 1:
-            states.append(copy.deepcopy(state))
-        elif not isinstance(state, dict):
-            states[index] = draw(json_values)
-        elif kind == 2:
-            state[draw(state_keys)] = draw(json_values)
-        elif kind == 3 and isinstance(state.get("actions"), list):
-            names = [s.get("name") for s in states if isinstance(s, dict)]
-            target = draw(st.sampled_from([*names, "nowhere"]))
-            state["actions"].append({draw(st.text(max_size=3)): target})
-        else:
-            state.pop(draw(state_keys), None)
-    return document
-
-
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_games())
 def test_mutated_games_are_games_or_json_game_errors(document: dict[str, Any]) -> None:
@@ -340,7 +279,7 @@ def test_mutated_games_are_games_or_json_game_errors(document: dict[str, Any]) -
 # --- writing -------------------------------------------------------------------------------------
 
 
-@needs_shared
+@needs_json_games
 @pytest.mark.parametrize("name", ["kuhn.json", "even-or-odd.json"])
 def test_shared_games_round_trip(name: str) -> None:
     game = read_json_game(SHARED / name)

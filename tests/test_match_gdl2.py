@@ -7,8 +7,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from gdl2_games import HIDDEN_BITS
-from recording_player import Recording, check_calls
+from support.gdl2_games import HIDDEN_BITS
+from support.recording_player import Recording, check_calls
 
 import gdl
 from gdl.errors import UnknownRoleError
@@ -139,10 +139,7 @@ def test_random_play_wins_half_of_monty_hall() -> None:
 
 
 def test_hyperplay_does_no_worse_than_random_at_kuhn_poker() -> None:
-    path = GAMES / "kuhn.kif"
-    if not path.exists():
-        pytest.skip("games/kuhn.kif is not there yet")
-    game = gdl.load(path)
+    game = gdl.load(GAMES / "kuhn.kif")
     matches = 200
 
     def mean_goal(kind: str, seat: str) -> float:

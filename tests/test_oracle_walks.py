@@ -1,4 +1,4 @@
-"""Random walks through every corpus game, compared step by step with clingo (see tests/oracle.py)."""
+"""Random walks through every corpus game, compared step by step with clingo (see tests/support/oracle.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import random
 from pathlib import Path
 
 import pytest
-from gdl2_games import REJECTED_GDL2, gdl2_params
-from oracle import WalkOracle
+from support.corpus import SLOW_GAMES
+from support.gdl2_games import REJECTED_GDL2, gdl2_params
+from support.oracle import WalkOracle
+from support.paths import CORPUS
 
 import gdl
 from gdl.check import check_text
@@ -21,19 +23,12 @@ QUICK = (
     "ggpbase_test_case_5e", "buttons", "hanoi", "nim1", "coins", "queens08lg", "blocks",
     "ggpbase_test_distinct_beginning_rule", "eightpuzzle", "fire_sheep",
 )
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 
 #: States evaluated by one clingo run (one grounding of the whole chunk).
 #: Each run grounds the static rules again, so chunks are as large as memory allows.
 CHUNK = 50
 #: The chunk size for games where each state's relations are large (see HEAVY).
 HEAVY_CHUNK = 1
-
-
-def corpus_games(corpus: Path) -> list[Path]:
-    """Every game of the corpus that is not GDL-II (those are in :func:`gdl2_games.gdl2_corpus_games`)."""
-    rows = (line.split("\t") for line in (corpus / "games" / "INDEX.tsv").read_text().splitlines()[1:])
-    return [corpus / "games" / row[0] for row in rows if row[-1] == "-"]
 
 
 def disagreements(path: Path, seed: int, max_steps: int) -> list[str]:
@@ -98,19 +93,6 @@ HEAVY = {
     "amazons": 8, "chess": 8, "chinesecheckers4": 8, "chinesecheckers6": 8, "crisscross": 8,
     "merrills": 200, "mummymaze1p": 20,
 }
-#: Games no bottom-up evaluator can run, with why.
-UNEVALUABLE = {
-    "sudoku": "the static relation exactlyfirst/10 has about 387 million facts (9 ** 9 choices of its "
-    "arguments); ours and clingo's bottom-up evaluation would materialise every one",
-}
-SLOW_GAMES = [
-    pytest.param(path, marks=pytest.mark.skip(reason=UNEVALUABLE[path.stem]), id=path.stem)
-    if path.stem in UNEVALUABLE
-    else pytest.param(path, id=path.stem)
-    for path in (corpus_games(CORPUS) if (CORPUS / "games" / "INDEX.tsv").is_file() else [])
-]
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("path", SLOW_GAMES)
 def test_every_corpus_game_agrees_with_clingo(path: Path) -> None:

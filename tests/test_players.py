@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.games import board
+from support.timing import NEVER, slack
 
 import gdl
 from gdl.errors import PlayerSpecError
-from gdl.game import Game, State
+from gdl.game import Game
 from gdl.players import PLAYER_KINDS, Player, make_player, options, parse_spec
 from gdl.players.human import HumanPlayer
 from gdl.players.mcts import MctsPlayer
@@ -41,16 +43,6 @@ DOMINANT = """
 @pytest.fixture(scope="module")
 def tictactoe() -> Game:
     return gdl.load(GAMES / "tictactoe.kif")
-
-
-def board(game: Game, rows: list[str], to_move: str) -> State:
-    """A tictactoe state from three rows of ``x``, ``o`` and ``.``."""
-    fluents = [
-        f"(cell {r} {c} {'b' if mark == '.' else mark})"
-        for r, row in enumerate(rows, 1)
-        for c, mark in enumerate(row, 1)
-    ]
-    return game.state([*fluents, f"(control {to_move})"])
 
 
 def started(spec: str, game: Game, role: str, clock: float = 5.0) -> Player:
@@ -161,14 +153,14 @@ def test_human_player_accepts_a_move_written_as_kif(tictactoe: Game) -> None:
 def test_minimax_takes_a_win_in_one(tictactoe: Game) -> None:
     state = board(tictactoe, ["xx.", "oo.", "..."], "xplayer")
     player = started("minimax:depth=2", tictactoe, "xplayer")
-    assert str(player.play(state, time.monotonic() + 5)) == "(mark 1 3)"
+    assert str(player.play(state, time.monotonic() + NEVER)) == "(mark 1 3)"
 
 
 def test_minimax_blocks_the_only_threat(tictactoe: Game) -> None:
     state = board(tictactoe, ["x..", ".o.", "..x"], "oplayer")
     # x threatens nothing yet; o must not play a corner (x would fork): an edge is the only safe reply.
     player = started("minimax", tictactoe, "oplayer")
-    move = str(player.play(state, time.monotonic() + 10))
+    move = str(player.play(state, time.monotonic() + NEVER))
     assert move in {"(mark 1 2)", "(mark 2 1)", "(mark 2 3)", "(mark 3 2)"}
     assert player.info()["exact"] is True and player.info()["value"] == 50
 
@@ -177,7 +169,7 @@ def test_minimax_proves_a_lost_position(tictactoe: Game) -> None:
     # x has a fork (two open lines) and o to move can block only one.
     state = board(tictactoe, ["x.x", ".o.", "x.o"], "oplayer")
     player = started("minimax", tictactoe, "oplayer")
-    player.play(state, time.monotonic() + 10)
+    player.play(state, time.monotonic() + NEVER)
     assert (player.info()["exact"], player.info()["value"]) == (True, 0.0)
 
 
@@ -185,7 +177,7 @@ def test_minimax_plays_nim_by_theory() -> None:
     game = gdl.load(GAMES / "nim.kif")
     for stones in (2, 3, 5, 6):
         state = game.state([f"(stones {stones})", "(control first)"])
-        move = started("minimax", game, "first").play(state, time.monotonic() + 10)
+        move = started("minimax", game, "first").play(state, time.monotonic() + NEVER)
         take = int(str(move).split()[1].rstrip(")"))
         assert (stones - take) % 3 == 1  # leave a pile one more than a multiple of three
 
@@ -193,8 +185,8 @@ def test_minimax_plays_nim_by_theory() -> None:
 def test_minimax_is_paranoid_but_finds_dominant_simultaneous_moves() -> None:
     game = gdl.parse(DOMINANT)
     state = game.initial_state()
-    assert str(started("minimax", game, "row").play(state, time.monotonic() + 5)) == "a"
-    assert str(started("minimax", game, "column").play(state, time.monotonic() + 5)) == "l"
+    assert str(started("minimax", game, "row").play(state, time.monotonic() + NEVER)) == "a"
+    assert str(started("minimax", game, "column").play(state, time.monotonic() + NEVER)) == "l"
 
 
 #: One player, two ways to the same end: ``a_slow`` takes two steps, ``b_fast`` one. The slow move sorts
@@ -216,7 +208,7 @@ RACE = """
 def test_minimax_wins_soonest_and_loses_latest(goal: int, best: str | None) -> None:
     game = gdl.parse(RACE.replace("GOAL", str(goal)))
     player = started("minimax", game, "r")
-    move = str(player.play(game.initial_state(), time.monotonic() + 5))
+    move = str(player.play(game.initial_state(), time.monotonic() + NEVER))
     assert best is None or move == best
     assert player.info()["exact"] is True and player.info()["value"] == goal
 
@@ -233,15 +225,16 @@ def test_minimax_wins_soonest_even_when_both_wins_are_known_from_an_earlier_sear
         (goal opp 0)""")
     player = started("minimax", game, "r")
     before = game.initial_state()
-    player.play(before, time.monotonic() + 5)
-    assert str(player.play(before.next({"r": "noop", "opp": "to_start"}), time.monotonic() + 5)) == "b_fast"
+    player.play(before, time.monotonic() + NEVER)
+    after = before.next({"r": "noop", "opp": "to_start"})
+    assert str(player.play(after, time.monotonic() + NEVER)) == "b_fast"
 
 
 def test_minimax_answers_before_its_deadline(tictactoe: Game) -> None:
     player = started("minimax:margin=0.05", tictactoe, "xplayer")
     begun = time.monotonic()
     move = player.play(tictactoe.initial_state(), begun + 0.3)
-    assert time.monotonic() - begun < 0.3 + 1.0  # the deadline, plus slack for a loaded machine (CI)
+    assert time.monotonic() - begun < 0.3 + slack(0.5)  # the deadline, late only by the load
     assert move in tictactoe.initial_state().legal_moves("xplayer")
 
 
@@ -251,14 +244,14 @@ def test_minimax_answers_before_its_deadline(tictactoe: Game) -> None:
 def test_mcts_takes_a_win_in_one_and_counts_iterations(tictactoe: Game) -> None:
     state = board(tictactoe, ["xx.", "oo.", "..."], "xplayer")
     player = started("mcts:iterations=300,seed=1", tictactoe, "xplayer", clock=30)
-    assert str(player.play(state, time.monotonic() + 30)) == "(mark 1 3)"
+    assert str(player.play(state, time.monotonic() + NEVER)) == "(mark 1 3)"
     assert player.info()["iterations"] == 300
 
 
 def test_mcts_is_reproducible_with_a_seed_and_an_iteration_budget(tictactoe: Game) -> None:
     def run() -> list[str]:
         player = started("mcts:iterations=60,seed=7", tictactoe, "xplayer", clock=30)
-        return [str(player.play(tictactoe.initial_state(), time.monotonic() + 30)) for _ in range(3)]
+        return [str(player.play(tictactoe.initial_state(), time.monotonic() + NEVER)) for _ in range(3)]
 
     assert run() == run()
 
@@ -267,7 +260,7 @@ def test_mcts_reuses_its_tree_for_the_state_reached(tictactoe: Game) -> None:
     player = MctsPlayer(iterations=300, seed=3)
     player.start(tictactoe, "xplayer", 30, 30)
     state = tictactoe.initial_state()
-    move = player.play(state, time.monotonic() + 30)
+    move = player.play(state, time.monotonic() + NEVER)
     root = player._root
     assert root is not None
     after = next(child for child in root.children.values() if child.state == state.next(
@@ -278,7 +271,7 @@ def test_mcts_reuses_its_tree_for_the_state_reached(tictactoe: Game) -> None:
     kept = player._reuse(reached.state)
     assert kept is reached
     assert sum(kept.visits[0]) > 0  # statistics gathered while thinking about the earlier move
-    player.play(reached.state, time.monotonic() + 30)
+    player.play(reached.state, time.monotonic() + NEVER)
     assert player._root is reached
 
 
@@ -286,14 +279,14 @@ def test_mcts_decoupled_selection_finds_dominant_simultaneous_moves() -> None:
     game = gdl.parse(DOMINANT)
     for role, best in (("row", "a"), ("column", "l")):
         player = started("mcts:iterations=200,seed=2", game, role)
-        assert str(player.play(game.initial_state(), time.monotonic() + 30)) == best
+        assert str(player.play(game.initial_state(), time.monotonic() + NEVER)) == best
 
 
 def test_mcts_answers_before_its_deadline(tictactoe: Game) -> None:
     player = started("mcts:margin=0.05", tictactoe, "xplayer")
     begun = time.monotonic()
     player.play(tictactoe.initial_state(), begun + 0.3)
-    assert time.monotonic() - begun < 0.3 + 1.0  # the deadline, plus slack for a loaded machine (CI)
+    assert time.monotonic() - begun < 0.3 + slack(0.5)  # the deadline, late only by the load
     assert player.info()["iterations"] > 0
 
 
@@ -303,7 +296,7 @@ def test_every_program_player_completes_rock_paper_scissors() -> None:
         players = {role: started(kind, game, role) for role in game.roles}
         state = game.initial_state()
         while not state.is_terminal():
-            state = state.next({r: p.play(state, time.monotonic() + 5) for r, p in players.items()})
+            state = state.next({r: p.play(state, time.monotonic() + NEVER) for r, p in players.items()})
         assert sum(state.goals().values()) == 100
 
 

@@ -9,7 +9,9 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 import pytest
-from test_players import GAMES, board
+from support.games import board
+from support.paths import GAMES
+from support.timing import NEVER
 
 import gdl
 import gdl.ground.propnet
@@ -47,7 +49,7 @@ def test_batched_mcts_takes_a_win_in_one(engine: str) -> None:
     # x must take (mark 1 3) now, else o wins at (mark 2 3).
     state = board(game, ["xx.", "oo.", "..."], "xplayer")
     player = batched("mcts:batch=32,iterations=60,seed=1", game, "xplayer")
-    assert str(player.play(state, time.monotonic() + 30)) == "(mark 1 3)"
+    assert str(player.play(state, time.monotonic() + NEVER)) == "(mark 1 3)"
 
 
 def test_a_batched_leaf_backs_up_the_mean_goal_of_its_playouts(tictactoe: Game) -> None:
@@ -66,7 +68,7 @@ def test_a_batched_leaf_backs_up_the_mean_goal_of_its_playouts(tictactoe: Game) 
 
     engine.rollouts = recorded  # type: ignore[method-assign]
     state = board(tictactoe, ["x..", ".o.", "..."], "xplayer")
-    player.play(state, time.monotonic() + 30)
+    player.play(state, time.monotonic() + NEVER)
     assert len(seen) == 1
     # Every playout ends in a tictactoe outcome: the goals of x and o add up to 100.
     assert set(map(int, seen[0].sum(axis=1))) == {100}
@@ -120,4 +122,4 @@ def test_a_game_too_large_falls_back_to_single_playouts(
     assert player._batched is None
     assert "batch=32 falls back to single playouts" in caplog.text
     state = board(game, ["xx.", "oo.", "..."], "xplayer")
-    assert str(player.play(state, time.monotonic() + 30)) == "(mark 1 3)"
+    assert str(player.play(state, time.monotonic() + NEVER)) == "(mark 1 3)"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from gdl.protocol.workers import RAISES_LIMITS_OF_OTHERS
-from protocol_support import Borrowing, FirstLegal, request, serve_process, serving
+from support.protocol import Borrowing, FirstLegal, request, serve_process, serving
 
 import gdl
 from gdl.protocol.manager import Network, host

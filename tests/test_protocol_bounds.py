@@ -22,8 +22,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from hostile import DOUBLING, self_negation, tree
-from protocol_support import FirstLegal, SlowStart, request, serving, session_processes
+from support.hostile import DOUBLING, self_negation, tree
+from support.protocol import FirstLegal, SlowStart, request, serving, session_processes
 
 import gdl.protocol.server as server_module
 from gdl.cli import main

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from protocol_support import request, serve_process
+from support.protocol import request, serve_process
 
 import gdl
 from gdl.cli import main

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from protocol_support import Background, request, scripted, serve_process, serving
-from recording_player import Recording, check_calls
+from support.protocol import Background, request, scripted, serve_process, serving
+from support.recording_player import Recording, check_calls
+from support.timing import slack
 
 import gdl
 from gdl.cli import main
@@ -223,7 +224,8 @@ def test_a_stuck_gdl2_player_still_answers_legal_moves_in_time(processes: bool) 
         for turn in range(4):
             sent = time.monotonic()
             status, move = _post(url, f"(PLAY m {turn} {last})")
-            assert time.monotonic() - sent < 2.0  # within the play clock, whatever the player does
+            # within the play clock (less the margin), whatever the player does; late only by the load
+            assert time.monotonic() - sent < 1.0 + slack(1.0)
             assert status == 200 and state.is_legal("xplayer", move), move
             joint = {"xplayer": move, "oplayer": str(state.legal_moves("oplayer")[0])}
             seen = " ".join(map(str, state.percepts(joint)["xplayer"]))

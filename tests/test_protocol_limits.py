@@ -1,4 +1,4 @@
-"""Isolation and limits of the player server (issue 17): work on untrusted rules runs in worker processes
+"""Isolation and limits of the player server: work on untrusted rules runs in worker processes
 under CPU-time and memory limits and is killed, not abandoned; capacity, POST and CORS."""
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from hostile import HOSTILE, long_rule, many_ors, self_negation
-from protocol_support import FirstLegal, request, serving
+from support.hostile import HOSTILE, long_rule, many_ors, self_negation
+from support.protocol import FirstLegal, request, serving
+from support.timing import slack
 
 import gdl
-from gdl.budget import BudgetExceededError
-from gdl.errors import GameTooLargeError
+from gdl.errors import BudgetExceededError, GameTooLargeError, LimitExceeded
 from gdl.players import make_player
 from gdl.protocol.server import PlayerServer
-from gdl.workers import LimitExceeded, Limits, WorkerProcess, run_limited
+from gdl.workers import Limits, WorkerProcess, run_limited
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 TICTACTOE = (GAMES / "tictactoe.kif").read_text()
@@ -60,7 +60,7 @@ def test_a_killed_worker_s_caller_gets_a_clear_error_at_once() -> None:
     begun = time.monotonic()
     with pytest.raises(LimitExceeded, match="the match was aborted"):
         worker.call("spin", 60.0)
-    assert time.monotonic() - begun < 10
+    assert time.monotonic() - begun < 0.5 + slack(5)
     assert worker.process is not None and not worker.process.is_alive()
     worker.close()
 
@@ -119,7 +119,7 @@ def test_hostile_starts_are_refused_or_ended_and_an_honest_match_does_not_notice
             while not state.is_terminal():
                 sent = time.monotonic()
                 status, move = post(url, f"(PLAY honest {moves})")
-                assert status == 200 and time.monotonic() - sent < 4.0
+                assert status == 200 and time.monotonic() - sent < 4.0 + slack(1.0)
                 joint = {"xplayer": move, "oplayer": str(state.legal_moves("oplayer")[0])}
                 state = state.next(joint)
                 moves = f"({joint['xplayer']} {joint['oplayer']})"
@@ -177,5 +177,5 @@ def test_abort_kills_the_player_process() -> None:
         process = server.matches["gone"].seat.worker.process  # type: ignore[attr-defined]
         assert process is not None and process.is_alive()
         assert post(url, "(ABORT gone)") == (200, "aborted")
-        process.join(10)
+        process.join(slack(5))  # killed at once: the wait ends as it dies, however long it may last
         assert not process.is_alive()

@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from hostile import HOSTILE
-from protocol_support import request, serve_process
+from support.hostile import HOSTILE
+from support.protocol import request, serve_process
 
 import gdl
 from gdl.match import MatchRecord
@@ -88,7 +88,7 @@ MEMORY_BOUND = 3 << 30
 
 @pytest.mark.slow
 def test_twenty_honest_matches_while_twenty_hostile_starts_arrive(tmp_path: Path) -> None:
-    """Issue 17: 20 concurrent honest matches (2 s clocks) while another client sends 20 hostile STARTs;
+    """20 concurrent honest matches (2 s clocks) while another client sends 20 hostile STARTs;
     zero missed clocks for the honest matches, the memory of the server and its workers under
     MEMORY_BOUND, and every hostile match refused or ended with a clear error."""
     game = gdl.load(GAMES / "tictactoe.kif")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from protocol_support import (
+from support.protocol import (
     Background,
     FirstLegal,
     garbage,
@@ -22,6 +22,7 @@ from protocol_support import (
     serving,
     start_hanging_up,
 )
+from support.timing import clock
 
 import gdl
 from gdl.match import MatchRecord
@@ -33,8 +34,8 @@ from gdl.syntax.reader import read
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 #: Well-behaved players answer at once, so a generous clock costs nothing and keeps a busy machine from
-#: making them late; the late player is tested with a short one.
-PLAY_CLOCK = 2.0
+#: making them late (stretched by the load measured: support.timing); the late player has a short one.
+PLAY_CLOCK = clock(2)
 SHORT_CLOCK = 1.0
 GRACE = 0.2
 

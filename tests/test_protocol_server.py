@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from protocol_support import Crashing, Dying, FirstLegal, Overrunning, Stuck, request, serving
+from support.protocol import Crashing, Dying, FirstLegal, Overrunning, Stuck, request, serving
+from support.timing import slack
 
 import gdl
 from gdl.protocol.server import PlayerServer
@@ -166,7 +167,8 @@ def test_a_faulty_player_still_answers_legal_moves_in_time(kind: type, processes
         for _ in range(turns):
             sent = time.monotonic()
             status, move = post(url, f"(PLAY m {moves})")
-            assert time.monotonic() - sent < 2.0  # within the play clock, whatever the player does
+            # within the play clock (less the margin), whatever the player does; late only by the load
+            assert time.monotonic() - sent < 1.5 + slack(0.5)
             assert status == 200 and state.is_legal("xplayer", move)
             joint = {"xplayer": move, "oplayer": str(state.legal_moves("oplayer")[0])}
             state = state.next(joint)

@@ -8,6 +8,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+from support.timing import slack
 
 from gdl.cli import main
 
@@ -40,6 +41,9 @@ def test_the_demo_commands_print_no_error_or_warning(
         argv = shlex.split(line.removeprefix("$(BIN)/gdl "))
         if argv[0] == "check":  # the shell expands the glob
             argv = ["check", *sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("games/*.kif"))]
+        if "--play-clock" in argv:  # the clock the demo gives on an idle machine, stretched by the load
+            at = argv.index("--play-clock") + 1
+            argv[at] = f"{slack(float(argv[at])):.2f}"
         assert main(argv) == 0, line
         out, err = capsys.readouterr()
         assert not re.search(r"error|warning|deprecated|Traceback", err, re.IGNORECASE), (line, err)

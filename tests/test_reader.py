@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from check_support import located, programs, span_of
 from hypothesis import given, settings
+from support.check import located, programs, span_of
 
 from gdl.diagnostics import Level
 from gdl.syntax import read
@@ -198,7 +198,9 @@ def test_round_trip_on_generated_programs(program: Program) -> None:
 
 
 def test_round_trip_on_every_corpus_game(corpus: Path) -> None:
-    for path in sorted((corpus / "games").glob("*.kif")):
+    games = sorted((corpus / "games").glob("*.kif"))
+    assert len(games) >= 183
+    for path in games:
         program = read(path.read_text(encoding="utf-8")).program
         assert read(str(program)).program == program, path.name
 
@@ -211,7 +213,7 @@ def test_terms_have_a_constructor_style_repr() -> None:
 
 @pytest.mark.parametrize("name", ["a\x00b", "red\x1b[31m", "x\u202ey", "\x07"])
 def test_control_characters_in_names_are_refused(name: str) -> None:
-    # A NUL broke every engine; terminal escapes reached terminals raw (issue 17).
+    # A NUL would break every engine; terminal escapes would reach terminals raw.
     result = read(f"(role robot) (init (cell {name})) (<= (p ?{name}) (true (cell ?{name})))")
     codes = [d.code for d in result.diagnostics]
     assert codes.count("bad-character") == 2 and not result.ok

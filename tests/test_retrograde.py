@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import GAMES
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_wellformed_random import GraphGame
+from support.graph_games import GraphGame
+from support.paths import GAMES
 
 import gdl
 import gdl.solve

@@ -8,10 +8,10 @@ from collections import deque
 from pathlib import Path
 
 import pytest
-from clingo_gdl import ClingoGame
-from gdl2_games import MONTY_HALL
 from hypothesis import given
 from hypothesis import strategies as st
+from support.clingo_gdl import ClingoGame
+from support.gdl2_games import MONTY_HALL
 
 import gdl
 from gdl.cli import main

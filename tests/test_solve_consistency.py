@@ -8,7 +8,7 @@ import json
 from fractions import Fraction
 
 import pytest
-from conftest import GAMES
+from support.paths import GAMES
 
 from gdl.cli import main
 from gdl.extensive import load_extensive

@@ -1,5 +1,5 @@
 """Names keep the spelling of the rules in everything gdl sends, records and shows, while matching
-ignores case (issue 17: ggp-base compares names case-sensitively)."""
+ignores case (ggp-base compares names case-sensitively)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from protocol_support import Background, FirstLegal, request, scripted, serving
+from support.protocol import Background, FirstLegal, request, scripted, serving
+from support.timing import clock
 
 import gdl
 from gdl.cli.play import render
@@ -117,7 +118,7 @@ def background() -> Iterator[Background]:
 def test_the_manager_sends_and_records_the_rules_spelling(game: gdl.Game, background: Background) -> None:
     recorder = Recorder()
     with Network() as network, scripted(background, recorder) as url:
-        record = host(game, {"robot": url}, 2.0, 1.0, network=network, seed=1)
+        record = host(game, {"robot": url}, clock(2), clock(1), network=network, seed=1)
     assert record.completed and record.error_count("robot") == 0  # "moveright" is legal: any case
     assert [step["robot"] for step in record.moves] == ["moveRight", "moveRight"]
     start, first, second, stop = recorder.messages

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
-from gdl2_games import MONTY_HALL
+from support.gdl2_games import MONTY_HALL
 
 import gdl
 from gdl.belief import belief_from_view

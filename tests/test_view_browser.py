@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import chromium
+from support.browser import chromium
 
 import gdl
 from gdl.cli import main

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from gdl2_games import HIDDEN_BITS, MONTY_HALL
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.gdl2_games import HIDDEN_BITS, MONTY_HALL
 
 import gdl
 from gdl.syntax.reader import parse_term

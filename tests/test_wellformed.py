@@ -1,6 +1,6 @@
 """Dynamic well-formedness (gdl.wellformed): verdicts on our games and on small broken games.
 
-Counterexamples are replayed with clingo (tests/clingo_gdl.py), an oracle that shares only the parser
+Counterexamples are replayed with clingo (tests/support/clingo_gdl.py), an oracle that shares only the parser
 with gdl, and the property each one claims to violate is checked there.
 """
 
@@ -15,8 +15,8 @@ from collections import deque
 from pathlib import Path
 
 import pytest
-from clingo_gdl import ClingoGame
-from gdl2_games import MONTY_HALL
+from support.clingo_gdl import ClingoGame
+from support.gdl2_games import MONTY_HALL
 
 import gdl
 from gdl.cli import main

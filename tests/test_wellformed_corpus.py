@@ -14,7 +14,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from clingo_gdl import ClingoGame
+from support.clingo_gdl import ClingoGame
+from support.corpus import corpus_items
+from support.paths import CORPUS
 
 import gdl
 from gdl.errors import GameDefinitionError
@@ -22,7 +24,7 @@ from gdl.wellformed import PROPERTIES, Counterexample
 
 MAX_STATES = 300
 
-CORPUS_GAMES = sorted((Path(__file__).resolve().parent.parent.parent / "shared/corpus/games").glob("*.kif"))
+CORPUS_GAMES = corpus_items(lambda: sorted((CORPUS / "games").glob("*.kif")), at_least=183)
 UNIVERSAL = ("terminating", "playable", "goals_defined", "monotonic")
 
 
@@ -81,7 +83,7 @@ def clingo_count(path: Path) -> int:
 
 
 def _table_script() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "scripts" / "wellformedness_table.py"
+    path = Path(__file__).resolve().parent / "tools" / "wellformedness_table.py"
     spec = importlib.util.spec_from_file_location("wellformedness_table", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -90,7 +92,7 @@ def _table_script() -> ModuleType:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", CORPUS_GAMES, ids=[p.stem for p in CORPUS_GAMES])
+@pytest.mark.parametrize("path", CORPUS_GAMES, ids=lambda p: p.stem if p else "corpus-absent")
 def test_corpus_game_analysis_is_honest(path: Path, corpus: Path) -> None:
     # Each game runs as `gdl check --dynamic --json` in its own process, with a memory limit: a game
     # the engine cannot ground must fail alone and with a clear message, not with a traceback.

@@ -5,16 +5,14 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import math
 import os
 import re
 import sys
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import gdl
 from gdl.check import CheckedProgram, check_text
@@ -24,7 +22,6 @@ from gdl.errors import InvalidGameError, PlayerSpecError, UnreadableFileError
 from gdl.files import read_text_file
 from gdl.players import PLAYER_KINDS
 from gdl.players.registry import ROLE_PREFIX
-from gdl.wellformed_report import Progress
 
 
 def _process_age() -> float:
@@ -226,61 +223,6 @@ def add_cluster_options(parser: argparse.ArgumentParser, jobs_help: str) -> None
         "--jobs", "-j", type=positive_int, metavar="N",
         help=f"{jobs_help} (default: one per CPU); with --cluster ray, the CPUs of the cluster started",
     )
-
-
-class StatusLine:
-    """What a long job is doing, as one line rewritten in place on standard error, and only there when
-    it is a terminal (a redirected file gets no ``\\r`` frames)."""
-
-    def __init__(self, command: str, stream: TextIO | None = None) -> None:
-        self.command = command
-        # sys.stderr looked up now, not at import: it may have been replaced since (tests, IDEs)
-        self.stream = sys.stderr if stream is None else stream
-        self.active = self.stream.isatty()
-        self.shown = False
-
-    def say(self, text: str) -> None:
-        """Show ``text`` in place of the line shown before."""
-        if self.active:
-            self.stream.write(f"\r\033[Kgdl {self.command}: {text}")
-            self.stream.flush()
-            self.shown = True
-
-    def states(self, states: int, seconds: float) -> None:
-        """A progress function of :func:`gdl.solve.solve`: the states searched so far."""
-        self.say(f"{states} states searched, {seconds:.0f} s")
-
-    def explored(self, progress: Progress) -> None:
-        """A progress function of :func:`gdl.wellformed.analyse`: a bar of the state budget used."""
-        self.say(
-            f"{_bar(progress.states / max(progress.max_states, 1))} {progress.states} states, "
-            f"{progress.frontier} to expand, depth {progress.depth}, {progress.seconds:.0f} s"
-        )
-
-    def counter(self, noun: str) -> Callable[[int, int], None]:
-        """A progress function of tasks finished, ``[#####.....] 3/10 games``; the line stays when all
-        are done."""
-
-        def count(done: int, total: int) -> None:
-            self.say(f"{_bar(done / max(total, 1))} {done}/{total} {noun}")
-            if done == total and self.shown:
-                self.stream.write("\n")
-                self.shown = False
-
-        return count
-
-    def close(self) -> None:
-        """Erase the line, before other output is printed."""
-        if self.shown:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
-            self.shown = False
-
-
-def _bar(fraction: float) -> str:
-    """``[#####.........................]``: 30 cells, filled in proportion (at most all)."""
-    filled = math.floor(30 * min(1.0, max(fraction, 0.0)))
-    return f"[{'#' * filled}{'.' * (30 - filled)}]"
 
 
 def positive_int(text: str) -> int:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gdl.budget import LOAD_SECONDS, budget
-from gdl.cli._common import StatusLine
+from gdl.cli.progress import Progress
 from gdl.diagnostics import Diagnostic, Level
 from gdl.game import load
 from gdl.wellformed import REQUIRED, Report, analyse
@@ -55,7 +55,7 @@ def check_files(
         if any(d.level is Level.ERROR for d in own):
             status = 1
             continue
-        line = StatusLine("check")
+        line = Progress("check")
         try:
             # The time per game covers loading it too.
             started = time.monotonic()

@@ -12,6 +12,9 @@ import sys
 import time
 from pathlib import Path
 
+from gdl.bandits.game import MAX_NODES, bandits_game
+from gdl.bandits.kif import bandits_kif
+from gdl.bandits.maze import Maze, read_maze
 from gdl.cli._common import (
     add_command,
     add_json_options,
@@ -21,10 +24,7 @@ from gdl.cli._common import (
     read_source,
     write_text,
 )
-from gdl.errors import GameTooLargeError
-from gdl.extensive.bandits import MAX_NODES, bandits_game
-from gdl.extensive.bandits_kif import BanditsExportError, bandits_kif
-from gdl.extensive.maze import Maze, MazeError, read_maze
+from gdl.errors import BanditsExportError, GameTooLargeError, MazeError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -76,8 +76,9 @@ def run(args: argparse.Namespace) -> int:
     if args.kif:
         return _export(maze, args.kif)
     # The LP's modules load scipy and HiGHS: only when solving, not for every gdl command.
-    from gdl.extensive.bandits_report import report_json, report_lines, sequence_names
-    from gdl.extensive.lp import LPError, solve_lp
+    from gdl.bandits.report import report_json, report_lines, sequence_names
+    from gdl.errors import LPError
+    from gdl.extensive.lp import solve_lp
     from gdl.extensive.lp_file import write_lp
     from gdl.extensive.sequence import SequenceForm
 

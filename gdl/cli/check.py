@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 from gdl.check import check_text
-from gdl.cli._batch import check_many
 from gdl.cli._common import (
     add_cluster_options,
     add_command,
@@ -26,6 +25,7 @@ from gdl.cli._common import (
     positive_int,
     source_text,
 )
+from gdl.cli._corpus_runs import check_many
 from gdl.cli._dynamic import check_files
 from gdl.cli.graph import draw_graph
 from gdl.diagnostics import Diagnostic, Level, has_errors

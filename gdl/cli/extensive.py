@@ -10,9 +10,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gdl.cli._common import StatusLine, counted, emit_json, plural, read_source, time_left
+from gdl.cli._common import counted, emit_json, plural, read_source, time_left
+from gdl.cli.progress import Progress
+from gdl.errors import OutOfTimeError
 from gdl.extensive import GDL_SUFFIXES, ExtensiveGame, ExtensiveGameError, NotExtensiveError, read_extensive
-from gdl.extensive.from_gdl import OutOfTimeError, read_gdl2
+from gdl.extensive.from_gdl import read_gdl2
 from gdl.extensive.model import exact_fraction, tidy
 from gdl.extensive.solving import solve_extensive
 
@@ -50,8 +52,7 @@ def solve_file(args: argparse.Namespace, started: float | None = None) -> int | 
     """``gdl solve`` on an extensive-form game file; None for a GDL-II game that has no extensive form
     gdl solves (neither one player nor two with constant-sum goals), after a note on stderr saying why,
     so that the perfect-information solver can report on it."""
-    from gdl.extensive.lp import LPError
-    from gdl.extensive.sequence import NotTwoPlayerError
+    from gdl.errors import LPError, NotTwoPlayerError
 
     start = time.perf_counter()
     started = time.monotonic() if started is None else started  # --time-limit counts from here
@@ -78,7 +79,7 @@ def solve_file(args: argparse.Namespace, started: float | None = None) -> int | 
         return 2
     loaded = time.perf_counter() - start
     left = max(time_left(args.time_limit, started), 0.01)
-    bar = StatusLine("solve")
+    bar = Progress("solve")
     iterations = args.iterations or DEFAULT_ITERATIONS
     try:
         bar.say(f"building the sequence form of {args.game}")

@@ -13,9 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from gdl.budget import budget
-from gdl.cli._batch import solve_many
 from gdl.cli._common import (
-    StatusLine,
     add_cluster_options,
     add_command,
     add_engine_option,
@@ -27,7 +25,9 @@ from gdl.cli._common import (
     positive_int,
     time_left,
 )
+from gdl.cli._corpus_runs import solve_many
 from gdl.cli.extensive import DEFAULT_ITERATIONS, solve_file
+from gdl.cli.progress import Progress
 from gdl.extensive import is_extensive
 from gdl.extensive.solving import METHODS
 from gdl.solve import Solution, solve
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         game = load_game(args.game, args.engine, "solve")
     if game is None:
         return 1 if time_left(args.time_limit, started) == 0 else 2
-    bar = StatusLine("solve")
+    bar = Progress("solve")
     searched = [0, 0.0]  # states and seconds so far, for Ctrl-C
 
     def progress(states: int, seconds: float) -> None:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from gdl.backend import open_backend
 from gdl.cli._common import (
-    StatusLine,
     add_clocks,
     add_cluster_options,
     add_command,
@@ -28,6 +27,7 @@ from gdl.cli._common import (
     positive_int,
     read_source,
 )
+from gdl.cli.progress import Progress
 from gdl.cli.view import TournamentViewer, add_view_option
 from gdl.errors import PlayerSpecError
 from gdl.players import PLAYER_KINDS
@@ -72,7 +72,7 @@ that are not trusted).""",
 def run(args: argparse.Namespace) -> int:
     if read_source(Path(args.game), "tournament") is None:
         return 2
-    bar = StatusLine("tournament")
+    bar = Progress("tournament")
     try:
         specs = args.player
         if not specs:

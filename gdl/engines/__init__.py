@@ -17,10 +17,10 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from gdl.budget import BudgetExceededError, budget
+from gdl.budget import budget
 from gdl.check import CheckedProgram
 from gdl.engines.base import Reasoner
-from gdl.errors import GameTooLargeError
+from gdl.errors import BudgetExceededError, GameTooLargeError
 
 if TYPE_CHECKING:
     from gdl.engines.compiled import CompiledReasoner

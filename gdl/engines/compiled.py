@@ -28,7 +28,8 @@ from gdl.check import CheckedProgram
 from gdl.engines.base import Charges, charges_arguments, goal_value
 from gdl.engines.codegen import function_outputs, generate
 from gdl.engines.folding import FoldedKernels
-from gdl.engines.native import TALLY_GOALS, TALLY_MOVES, TALLY_TERMINAL, TERMINAL, Kernel
+from gdl.engines.native import Kernel
+from gdl.engines.native_layout import TALLY_GOALS, TALLY_MOVES, TALLY_TERMINAL, TERMINAL
 from gdl.engines.sweep import Sweep, loaded_kernel
 from gdl.errors import GameDefinitionError
 from gdl.ground.grounding import Grounding, term_of

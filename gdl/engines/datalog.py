@@ -19,7 +19,7 @@ from itertools import islice
 
 import networkx as nx
 
-from gdl.budget import BudgetExceededError, budget, deadline, exceeded
+from gdl.budget import budget, deadline, exceeded
 from gdl.check import CheckedProgram
 from gdl.check.graph import dependency_graph
 from gdl.check.program import check_rewritten
@@ -28,7 +28,7 @@ from gdl.datalog.magic import original_name, rewrite
 from gdl.datalog.plan import DELTA, relation_key
 from gdl.datalog.terms import TermTable
 from gdl.engines.frame import reads_only, selector, terms_read, unchanging_reads
-from gdl.errors import GameDefinitionError, GameTooLargeError
+from gdl.errors import BudgetExceededError, GameDefinitionError, GameTooLargeError
 from gdl.syntax.model import Term
 
 #: A state of this reasoner: the ids of its fluents.

@@ -21,7 +21,7 @@ Gates over several roles' moves become threshold gates (:mod:`gdl.engines.thresh
 passing does not flip either; the gates only the goals read are left out of the propagation, and
 evaluated once at the end of a playout.
 
-The kernel, :func:`gdl.engines.kernel.playout`, plays: stop at a terminal state; choose each role's
+The kernel, :func:`gdl.engines.native_kernel.playout`, plays: stop at a terminal state; choose each role's
 move uniformly in its sets (xorshift64*, seeded by the caller); set the inputs and propagate; flip the
 base propositions whose ``next`` differs and propagate; at the end, read the goals. The inputs of a step
 are taken back either with the flips or with the next step's inputs (legal, goal and terminal never
@@ -45,39 +45,27 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from gdl.engines.native_layout import (
+    FROM_SAVED,
+    FROM_SCRATCH,
+    FROM_STATE,
+    GOAL_LITS,
+    GOAL_SHIFT,
+    GOALS,
+    SECTIONS,
+    SIZES,
+    STATE_IN,
+    STATE_OUT,
+    SWAP_INPUTS,
+    TALLY_GOALS,
+    WORK,
+)
 from gdl.engines.schedule import AND_OP, BLOCK_OP, OR_OP, Schedule, folded_literal
 from gdl.engines.thresholds import threshold_gates
 from gdl.ground.propnet import Gate, PropNet
 from gdl.ground.simplify import for_kernels
 
 Ints = npt.NDArray[np.int32]
-
-#: Sections of the array, in order; the array starts with the offsets of the sections (``SECTIONS + 1``).
-(
-    # The network.
-    SIZES, OP, NODE, FIRST, END, LITS, LEGAL_LITS, LEGAL_INPUTS, GROUP_STARTS, GROUP_OF, GUARDS,
-    LEGAL_STARTS, GOAL_LITS, GOAL_STARTS, NEXT_LITS, FANOUT_STARTS, FANOUT,
-    # The state handed in and out (bit ``i`` of the words for base proposition ``i``), the goals read.
-    STATE_IN, STATE_OUT, GOALS,
-    # The network in a state (the counters, the sets), and its saved copy: two runs of the same layout.
-    COUNTERS, MEMBERS, POSITIONS, SET_SIZES, SAVED,
-    # Scratch memory of a propagation.
-    QUEUED, STACK,
-) = range(27)
-SECTIONS = 27
-#: Fields of the SIZES section.
-NODES, BASES, ROLES, LEGAL_OUTPUTS, GOAL_SHIFT, SWAP_INPUTS, WORK, GOAL_ENTRIES = range(8)
-#: Kernel outcomes.
-TERMINAL, NO_LEGAL_MOVE, DEPTH_LIMIT = 0, 1, 2
-#: How a playout starts: from the saved network; from the state handed in (propagating the base
-#: propositions that differ from the saved network's, then saving); from the state handed in, evaluated
-#: afresh (then saved).
-FROM_SAVED, FROM_STATE, FROM_SCRATCH = 0, 1, 2
-#: Fields of the tallies of many walks (:meth:`Kernel.charges`): the walks that ended at a terminal
-#: state, without a legal move, at the depth limit (``TALLY_TERMINAL + outcome``); the joint moves made
-#: in all; then, from ``TALLY_GOALS`` on, how many walks ended with each goal output the only one of its
-#: role that holds (in the order of the network's goal outputs, role after role).
-TALLY_TERMINAL, TALLY_NO_LEGAL_MOVE, TALLY_DEPTH_LIMIT, TALLY_MOVES, TALLY_GOALS = range(5)
 
 
 class Walk(NamedTuple):
@@ -412,6 +400,6 @@ assert sys.byteorder == "little", "the native kernel assumes a little-endian mac
 
 def _kernels() -> Any:
     """The module of the compiled kernels (importing numba and loading or compiling them on first use)."""
-    from gdl.engines import kernel
+    from gdl.engines import native_kernel
 
-    return kernel
+    return native_kernel

@@ -27,15 +27,9 @@ import numpy.typing as npt
 
 from gdl.budget import checkpoint
 from gdl.engines.schedule import BLOCK_OP, Schedule, folded_literal
+from gdl.engines.sweep_layout import SECTIONS
 from gdl.errors import GameTooLargeError
 from gdl.ground.propnet import PropNet
-
-#: Sections of a sweep's tables, in order; the array starts with their offsets (``SECTIONS + 1``).
-SIZES, OP, NODE, FIRST, END, LITS, OUTPUT_LITS = range(7)
-SECTIONS = 7
-#: Fields of the SIZES section: base propositions, the slot of false (base propositions and inputs come
-#: before it), the slots of values (the outputs' bits follow them in a sweep's working memory).
-BASES, FALSE_SLOT, VALUE_SLOTS = range(3)
 
 
 @cache

@@ -12,10 +12,21 @@ from typing import Any, TypeVar, cast
 import numba
 
 from gdl.engines.schedule import BLOCK_OP
-from gdl.engines.sweep import BASES, END, FALSE_SLOT, FIRST, LITS, NODE, OP, OUTPUT_LITS, SIZES, VALUE_SLOTS
+from gdl.engines.sweep_layout import (
+    BASES,
+    END,
+    FALSE_SLOT,
+    FIRST,
+    LITS,
+    NODE,
+    OP,
+    OUTPUT_LITS,
+    SIZES,
+    VALUE_SLOTS,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
-#: Nothing here allocates, so numba's reference counting is off (as in :mod:`gdl.engines.kernel`).
+#: Nothing here allocates, so numba's reference counting is off (as in :mod:`gdl.engines.native_kernel`).
 _NO_NRT: dict[str, Any] = {"_nrt": False}
 
 

@@ -1,9 +1,9 @@
 """Compiling the native playout kernels outside any clock.
 
-numba compiles :mod:`gdl.engines.kernel`, the batched engine's :mod:`gdl.engines.batched_kernel` and the
-sweep of large networks (:mod:`gdl.engines.sweep_kernel`) on their first use (seconds each) and caches
-the result per installation; even from the cache, loading them takes a moment in each new process. A
-player that first plays out inside a clock would miss it.
+numba compiles the native engine's :mod:`gdl.engines.native_kernel`, the batched engine's
+:mod:`gdl.engines.batched_kernel` and the sweep of large networks (:mod:`gdl.engines.sweep_kernel`) on
+their first use (seconds each) and caches the result per installation; even from the cache, loading
+them takes a moment in each new process. A player that first plays out inside a clock would miss it.
 So the kernels are compiled at installation (``make`` calls :func:`warm_up`), the match runner calls
 :func:`warm_up` before a match's first clock starts, and the player server warms up before it listens
 (its worker processes are forked from a warm process).

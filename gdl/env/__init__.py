@@ -9,10 +9,31 @@
 ('xplayer', Discrete(10))
 """
 
-from gdl.env.encoding import Encoding, NotResetError, UngroundableGameError
-from gdl.env.gymnasium import GdlGymEnv, gym_env
-from gdl.env.openspiel import openspiel_game, register
-from gdl.env.pettingzoo import GdlAECEnv, GdlParallelEnv, env, parallel_env
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from gdl.env.encoding import Encoding
+from gdl.errors import NotResetError, UngroundableGameError
+
+if TYPE_CHECKING:
+    from gdl.env.gymnasium import GdlGymEnv, gym_env
+    from gdl.env.openspiel import openspiel_game, register
+    from gdl.env.pettingzoo import GdlAECEnv, GdlParallelEnv, env, parallel_env
+
+#: Where each name lives: a library is imported with the first name that needs it (importing all three
+#: at once took seconds and needed all three installed).
+_LAZY = {
+    "GdlGymEnv": "gymnasium", "gym_env": "gymnasium",
+    "openspiel_game": "openspiel", "register": "openspiel",
+    "GdlAECEnv": "pettingzoo", "GdlParallelEnv": "pettingzoo",
+    "env": "pettingzoo", "parallel_env": "pettingzoo",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"gdl.env.{_LAZY[name]}"), name)
 
 __all__ = [
     "Encoding",

@@ -30,8 +30,15 @@ from pathlib import Path
 
 import numpy as np
 
+from gdl.deprecation import moved_names
 from gdl.engines import AUTO_MAX_ATOMS, AUTO_MAX_SECONDS
-from gdl.errors import GameDefinitionError, GameTooLargeError, IllegalMoveError, UnknownRoleError
+from gdl.errors import (
+    GameDefinitionError,
+    GameTooLargeError,
+    IllegalMoveError,
+    UngroundableGameError,
+    UnknownRoleError,
+)
 from gdl.game import Game, State, load
 from gdl.ground.domains import Domains, domains
 from gdl.ground.grounding import Grounding, term_of, value_text
@@ -39,15 +46,6 @@ from gdl.ground.instantiate import instantiate
 from gdl.render import render
 from gdl.syntax.model import Term
 from gdl.views import View, plays_with_views, told
-
-
-class UngroundableGameError(ValueError):
-    """A game whose moves and base propositions cannot be listed: it neither instantiates within the
-    budgets nor has relaxed domains within their bounds."""
-
-
-class NotResetError(RuntimeError):
-    """An environment asked to step or observe before its first ``reset()``."""
 
 
 def as_game(game: Game | str | Path, engine: str = "auto") -> Game:
@@ -293,3 +291,6 @@ class Episode:
                 player, self.last_seen[player], self.earlier_seen[player], self.chosen[player], self.steps
             )
         return self.encoding.state_vector(self.state)
+
+
+moved_names(__name__, "gdl.errors", "UngroundableGameError")

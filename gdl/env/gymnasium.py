@@ -17,8 +17,8 @@ import gymnasium
 import numpy as np
 
 from gdl.env import spaces
-from gdl.env.encoding import Encoding, Episode, NotResetError, as_game, check_options, rewards, show
-from gdl.errors import IllegalMoveError
+from gdl.env.encoding import Encoding, Episode, as_game, check_options, rewards, show
+from gdl.errors import IllegalMoveError, NotResetError
 from gdl.game import Game
 
 Observation = dict[str, np.ndarray]

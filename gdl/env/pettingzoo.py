@@ -27,7 +27,8 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
 from gdl.env import spaces
-from gdl.env.encoding import Encoding, Episode, NotResetError, as_game, check_options, rewards, show
+from gdl.env.encoding import Encoding, Episode, as_game, check_options, rewards, show
+from gdl.errors import NotResetError
 from gdl.game import Game
 from gdl.syntax.model import Term
 from gdl.views import View

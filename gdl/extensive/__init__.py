@@ -14,27 +14,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from gdl.extensive.from_gdl import GdlSourceError, NotExtensiveError, is_gdl2_text, read_gdl2
-from gdl.extensive.gambit import read_efg, write_efg
-from gdl.extensive.jsonformat import JsonGameError, parse_json_game, write_json_game
-from gdl.extensive.model import (
-    Chance,
-    Decision,
-    ExtensiveGame,
+from gdl.errors import (
     ExtensiveGameError,
+    GdlSourceError,
     ImperfectRecallError,
-    InformationSet,
     InformationSetError,
-    Node,
-    Strategy,
-    Terminal,
+    JsonGameError,
+    NotExtensiveError,
+    UnknownFormatError,
 )
+from gdl.extensive.from_gdl import is_gdl2_text, read_gdl2
+from gdl.extensive.gambit import read_efg, write_efg
+from gdl.extensive.jsonformat import parse_json_game, write_json_game
+from gdl.extensive.model import Chance, Decision, ExtensiveGame, InformationSet, Node, Strategy, Terminal
 from gdl.files import read_text_file
-
-
-class UnknownFormatError(ExtensiveGameError):
-    """A file whose suffix names no extensive-form format gdl reads or writes."""
-
 
 #: GDL file suffixes: their games are extensive when they have nature or percepts (GDL-II).
 GDL_SUFFIXES = (".kif", ".gdl")

@@ -33,18 +33,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from gdl.budget import LOAD_SECONDS, BudgetExceededError, budget
-from gdl.errors import GameTooLargeError, InvalidGameError
-from gdl.extensive.model import (
-    Chance,
-    Decision,
-    ExtensiveGame,
-    ExtensiveGameError,
+from gdl.budget import LOAD_SECONDS, budget
+from gdl.deprecation import moved_names
+from gdl.errors import (
+    BudgetExceededError,
+    GameTooLargeError,
+    GdlSourceError,
     ImperfectRecallError,
-    Node,
-    Terminal,
-    format_history,
+    InvalidGameError,
+    NotExtensiveError,
+    OutOfTimeError,
 )
+from gdl.extensive.model import Chance, Decision, ExtensiveGame, Node, Terminal, format_history
 from gdl.game import CHANCE_ROLE, Game, State, parse
 from gdl.syntax.model import Term
 from gdl.syntax.reader import read
@@ -56,18 +56,6 @@ DEFAULT_MAX_NODES = 1_000_000
 DEFAULT_SECONDS = 120.0
 #: How many steps (joint moves) a play may have.
 MAX_STEPS = 1_000
-
-
-class GdlSourceError(ExtensiveGameError):
-    """A GDL game that gives no extensive-form game: errors in its rules, too large, ..."""
-
-
-class NotExtensiveError(GdlSourceError):
-    """A GDL game that is not a game of one player or a two-player constant-sum game (besides nature)."""
-
-
-class OutOfTimeError(GdlSourceError):
-    """The time given ran out before the extensive form was complete."""
 
 
 def read_gdl2(text: str, name: str = "<string>", *, seconds: float | None = None) -> GdlExtensiveGame:
@@ -255,3 +243,6 @@ class _Explorer:
                 f"{format_history(self.constant[1])} but to {total} after {format_history(history)}"
             )
         return Terminal({player: goal - total / 2 for player, goal in goals.items()})
+
+
+moved_names(__name__, "gdl.errors", "GdlSourceError", "NotExtensiveError", "OutOfTimeError")

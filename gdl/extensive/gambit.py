@@ -60,16 +60,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import NamedTuple
 
-from gdl.extensive.model import (
-    Chance,
-    Decision,
-    ExtensiveGame,
-    ExtensiveGameError,
-    History,
-    ImperfectRecallError,
-    Node,
-    Terminal,
-)
+from gdl.deprecation import moved_names
+from gdl.errors import EfgError, ExtensiveGameError, ImperfectRecallError
+from gdl.extensive.model import Chance, Decision, ExtensiveGame, History, Node, Terminal
 from gdl.files import read_text_file
 
 _TOKEN = re.compile(r'\s*("(?:[^"\\]|\\.)*"|[{},]|[^\s{}",]+)', re.DOTALL)
@@ -83,14 +76,6 @@ MAX_MAGNITUDE = 2**53
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _INTEGER = re.compile(r"\d+")
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
-
-
-class EfgError(ExtensiveGameError):
-    """A ``.efg`` text that is not a well-formed Gambit extensive game (with its line and column)."""
-
-    def __init__(self, message: str, line: int, column: int, file: str = "<string>") -> None:
-        self.message, self.line, self.column, self.file = message, line, column, file
-        super().__init__(f"{file}:{line}:{column}: error: {message}")
 
 
 class _Token(NamedTuple):
@@ -509,3 +494,6 @@ def write_efg(game: ExtensiveGame) -> str:
                 f"{_quote(node.infoset)} {{ {actions} }} 0"
             )
     return "\n".join(lines) + "\n"
+
+
+moved_names(__name__, "gdl.errors", "EfgError")

@@ -24,7 +24,7 @@ path and the names involved:
 ...   {"name": "a", "result": 1}, {"name": "c", "result": 2}]}''')  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-gdl.extensive.jsonformat.JsonGameError: <json>: states[0].actions[0]: error: action 'x' of state 'a' leads...
+gdl.errors.JsonGameError: <json>: states[0].actions[0]: error: action 'x' of state 'a' leads...
 <json>: states[1].name: error: state name 'a' is already the name of states[0]
 <json>: states[2]: error: state 'c' cannot be reached from the start 'a'
 
@@ -44,13 +44,13 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gdl.errors import UnreadableFileError
-from gdl.extensive.jsonwrite import PLAYERS, JsonWriteError, write_json_game
+from gdl.deprecation import moved_names
+from gdl.errors import ExtensiveGameError, JsonGameError, JsonProblem, JsonWriteError, UnreadableFileError
+from gdl.extensive.jsonwrite import PLAYERS, write_json_game
 from gdl.extensive.model import (
     Chance,
     Decision,
     ExtensiveGame,
-    ExtensiveGameError,
     Node,
     Sequences,
     Terminal,
@@ -75,30 +75,6 @@ __all__ = [
 #: The tree built from a game (shared states copied per path) may have at most this many nodes.
 DEFAULT_MAX_NODES = 500_000
 #: At most this many problems are listed; the rest are counted.
-MAX_PROBLEMS = 100
-
-
-@dataclass(frozen=True)
-class JsonProblem:
-    """One problem of a JSON game: where it is (``states[3].actions[1]``) and what is wrong."""
-
-    path: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: error: {self.message}"
-
-
-class JsonGameError(ExtensiveGameError):
-    """A JSON game that cannot be read; carries every problem found, each with its JSON path."""
-
-    def __init__(self, problems: Sequence[JsonProblem], source: str = "<json>") -> None:
-        self.problems = tuple(problems)
-        self.source = source
-        shown = [f"{source}: {problem}" for problem in self.problems[:MAX_PROBLEMS]]
-        if len(self.problems) > MAX_PROBLEMS:
-            shown.append(f"{source}: note: and {len(self.problems) - MAX_PROBLEMS} more problems")
-        super().__init__("\n".join(shown))
 
 
 def read_json_game(source: str | Path, *, max_nodes: int = DEFAULT_MAX_NODES) -> ExtensiveGame:
@@ -623,3 +599,6 @@ def _in_document_order(problems: list[JsonProblem]) -> list[JsonProblem]:
         return (0, 0, path)
 
     return sorted(problems, key=key)
+
+
+moved_names(__name__, "gdl.errors", "JsonGameError", "JsonProblem")

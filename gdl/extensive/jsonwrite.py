@@ -12,14 +12,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gdl.extensive.model import Chance, ExtensiveGame, ExtensiveGameError, Node, Terminal, format_history
+from gdl.deprecation import moved_names
+from gdl.errors import JsonWriteError
+from gdl.extensive.model import Chance, ExtensiveGame, Node, Terminal, format_history
 
 #: The players of the format, in order.
 PLAYERS = ("1", "2")
-
-
-class JsonWriteError(ExtensiveGameError):
-    """A game the JSON format cannot hold (not two players, not zero-sum, chance not uniform...)."""
 
 
 def write_json_game(game: ExtensiveGame, *, description: str = "") -> str:
@@ -86,3 +84,6 @@ def _result(node: Terminal, first: str, second: str, history: tuple[str, ...]) -
             f"the JSON format's results are integers; the terminal at {format_history(history)} pays {one}"
         )
     return int(one)
+
+
+moved_names(__name__, "gdl.errors", "JsonWriteError")

@@ -28,21 +28,15 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
+from gdl.deprecation import moved_names
+from gdl.errors import LPError, LPTimeoutError
 from gdl.extensive.best_response import Exploitability, plans_exploitability
-from gdl.extensive.model import ExtensiveGame, ExtensiveGameError
+from gdl.extensive.model import ExtensiveGame
 from gdl.extensive.sequence import FloatArray, PlayerSequences, SequenceForm
 
 __all__ = ["LPSolution", "SequenceForm", "SequenceProgram", "sequence_program", "solve_lp"]
 
 _OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
-
-
-class LPError(ExtensiveGameError):
-    """The linear program could not be solved (numerical trouble in HiGHS)."""
-
-
-class LPTimeoutError(LPError):
-    """The linear program was not solved within its time budget."""
 
 
 @dataclass(frozen=True)
@@ -139,3 +133,6 @@ def _per_sequence(side: PlayerSequences, strategy: dict[str, dict[str, float]]) 
     for index, sequence in enumerate(side.sequences[1:], 1):
         behaviour[index] = strategy[sequence[0]][sequence[1]]
     return behaviour
+
+
+moved_names(__name__, "gdl.errors", "LPError", "LPTimeoutError")

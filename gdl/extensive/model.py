@@ -51,33 +51,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from gdl.deprecation import moved_names
+from gdl.errors import ExtensiveGameError, ImperfectRecallError, InformationSetError
+
 Number = int | float | Fraction
 #: Information-set key -> action label -> probability (one or several players' behaviour strategies).
 Strategy = Mapping[str, Mapping[str, float]]
 #: The action labels from the root to a node.
 History = tuple[str, ...]
-
-
-class ExtensiveGameError(ValueError):
-    """An extensive-form game that breaks a rule of the model."""
-
-
-class InformationSetError(ExtensiveGameError):
-    """One information set used by two players or with two different action lists."""
-
-
-class ImperfectRecallError(ExtensiveGameError):
-    """Two histories in one information set differ in its player's own past."""
-
-    def __init__(self, infoset: str, player: str, first: History, second: History) -> None:
-        self.infoset = infoset
-        self.player = player
-        self.histories = (first, second)
-        super().__init__(
-            f"imperfect recall: information set {infoset!r} of player {player!r} holds histories "
-            f"{format_history(first)} and {format_history(second)}, along which the player's own "
-            "past differs"
-        )
 
 
 def format_history(history: History) -> str:
@@ -411,3 +392,6 @@ def _check(players: tuple[str, ...], root: Node) -> tuple[dict[str, InformationS
             mine = sequences.extend(past, (node.infoset, action))
             stack.append((child, sequences.extend(history, action), {**own, node.player: mine}))
     return infosets, sizes
+
+
+moved_names(__name__, "gdl.errors", "ExtensiveGameError", "InformationSetError", "ImperfectRecallError")

@@ -38,16 +38,14 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from gdl.extensive.model import Chance, Decision, ExtensiveGame, ExtensiveGameError, Node, Strategy, Terminal
+from gdl.deprecation import moved_names
+from gdl.errors import ExtensiveGameError, NotTwoPlayerError
+from gdl.extensive.model import Chance, Decision, ExtensiveGame, Node, Strategy, Terminal
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 #: ``()`` (the empty sequence) or ``(infoset, action)``: the player's last choice.
 SequenceKey = tuple[str, ...]
-
-
-class NotTwoPlayerError(ExtensiveGameError):
-    """A game that the sequence-form solvers cannot solve (not two players, or not constant-sum)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -304,3 +302,6 @@ def _levels(parent: IntArray, first: IntArray, count: IntArray) -> tuple[Level, 
         offsets = np.cumsum([0] + [len(g) for g in groups[:-1]]).astype(np.int64)
         levels.append(Level(infosets, parent[infosets], np.concatenate(groups), offsets))
     return tuple(levels)
+
+
+moved_names(__name__, "gdl.errors", "NotTwoPlayerError")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from gdl.budget import checkpoint
 from gdl.datalog.plan import conjunctions
-from gdl.errors import GameTooLargeError
+from gdl.errors import DomainTooLargeError
 from gdl.syntax.model import Atom, Constant, Function, Program, Term, Variable, walk_atoms
 
 #: The most ground terms one argument position (one role's moves, the fluents) may have.
@@ -43,10 +43,6 @@ _FEEDS_DOES = frozenset({"legal", "input"})
 
 #: A set's key: the relation, the role for :data:`ROLE_KEYED` relations (else ``""``), the position.
 Key = tuple[str, str, int]
-
-
-class DomainTooLargeError(GameTooLargeError):
-    """An argument position of a game ranges over more terms than the analysis of its domains keeps."""
 
 
 @dataclass(frozen=True)

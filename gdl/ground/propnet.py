@@ -19,16 +19,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import networkx as nx
 
 from gdl.budget import checkpoint
 from gdl.errors import GameTooLargeError
 from gdl.ground.grounding import GroundAtom, Grounding, GroundRule, Value, atom_text, value_text
-
-if TYPE_CHECKING:
-    from gdl.ground.latches import Latches
 
 FALSE = -1
 TRUE = -2
@@ -98,14 +94,6 @@ class PropNet:
     def block_of(self) -> dict[int, tuple[int, int]]:
         """The cycle block (half-open range of gate nodes) of each gate on a cycle."""
         return {node: (start, end) for start, end in self.cycles for node in range(start, end)}
-
-    @cached_property
-    def latches(self) -> Latches:
-        """The base propositions that once true stay true, and once false stay false, in every state
-        (proved from the network: :mod:`gdl.ground.latches`)."""
-        from gdl.ground.latches import find_latches
-
-        return find_latches(self)
 
     def cone(self, outputs: Iterable[int]) -> list[int]:
         """The gates needed for ``outputs`` in evaluation order (whole cycle blocks included)."""

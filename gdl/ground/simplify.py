@@ -15,7 +15,7 @@ Each round may make gates identical that were not (their inputs merged), so roun
 network stops shrinking. Cycle blocks are copied as they are (their members are not merged).
 
 What the builder leaves (it already folds constants and shares identical gates) is little: nothing on
-the seven games of issue 15; absorption in englishdraughts (144 of 8,108 gate inputs, 14% of the
+the seven benchmark games; absorption in englishdraughts (144 of 8,108 gate inputs, 14% of the
 fanout entries a step visits) and chess_200 (1,336 of 67,962 gates). Gates numbered in breadth-first
 order of the fanout, for locality, were measured and left out (docs/performance.md: no gain, even on
 atarigo_7x7's 141,542 gates).

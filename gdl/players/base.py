@@ -10,6 +10,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
+from gdl.deprecation import moved_names
 from gdl.game import Game, State
 from gdl.players.tracking import BeliefTracker, sample_playing
 from gdl.syntax.model import Term
@@ -18,10 +19,6 @@ from gdl.views import View
 #: The bound on the belief behind the default :meth:`Player.play_view`: small, so that keeping it leaves
 #: the player most of its clock.
 DEFAULT_BELIEF_STATES = 100
-
-
-class PlayerLeft(Exception):
-    """A player leaves the match (a person ended their input with Ctrl-D): the match is aborted."""
 
 
 class Player(ABC):
@@ -151,3 +148,6 @@ def _checking_deadline(method: Callable[..., Term]) -> Callable[..., Term]:
 
     play.checks_deadline = True  # type: ignore[attr-defined]
     return play
+
+
+moved_names(__name__, "gdl.errors", "PlayerLeft")

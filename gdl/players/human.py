@@ -6,9 +6,9 @@ import re
 import sys
 from typing import TextIO
 
-from gdl.errors import KifSyntaxError
+from gdl.errors import KifSyntaxError, PlayerLeft
 from gdl.game import State
-from gdl.players.base import Player, PlayerLeft
+from gdl.players.base import Player
 from gdl.syntax.model import Term
 from gdl.syntax.reader import parse_term
 from gdl.views import View

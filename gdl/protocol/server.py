@@ -43,7 +43,7 @@ from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from gdl.engines.warm import warm_up
-from gdl.errors import ProtocolError
+from gdl.errors import LimitExceeded, ProtocolError
 from gdl.game import CHANCE_ROLE
 from gdl.players.base import Player
 from gdl.protocol.messages import (
@@ -78,7 +78,6 @@ from gdl.syntax.spelling import spell
 from gdl.workers import (
     CHECKER_NICENESS,
     DEFAULT_LIMITS,
-    LimitExceeded,
     Limits,
     WorkerProcess,
     prepare_processes,

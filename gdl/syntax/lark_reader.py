@@ -19,8 +19,8 @@ from typing import cast
 import lark
 
 from gdl.diagnostics import Diagnostic, error
+from gdl.syntax.forms import MAX_DEPTH, Form, ListForm, Word, join_spans, unclosed_lists
 from gdl.syntax.model import Span
-from gdl.syntax.reader import MAX_DEPTH, Form, ListForm, Word, join_spans, unclosed_lists
 
 
 def _span(token: lark.Token) -> Span:

@@ -5,7 +5,7 @@
 from the repository root. Each file follows one random game: for every state its fluents, whether it
 is terminal, each role's legal moves and goals, the joint move played and, in a GDL-II game (one with
 ``sees`` rules), what each role saw after it (``percepts ROLE P1; P2``). Before a file is written
-the walk is checked step by step against clingo (tests/oracle.py). ``tests/test_game_playthroughs.py``
+the walk is checked step by step against clingo (tests/support/oracle.py). ``tests/test_game_playthroughs.py``
 replays the recorded moves and expects the same text.
 """
 
@@ -80,7 +80,7 @@ def recorded_moves(text: str) -> list[dict[str, str]]:
 
 
 def _check_with_clingo(game: gdl.Game, text: str) -> None:
-    from tests.oracle import WalkOracle
+    from tests.support.oracle import WalkOracle
 
     oracle = WalkOracle(game.checked.program.rules)
     moves = recorded_moves(text)

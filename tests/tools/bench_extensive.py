@@ -1,10 +1,10 @@
 """Benchmark: gdl's sequence-form LP and CFR+ beside OpenSpiel's, on Kuhn and Leduc poker, in one run.
 
 Both sides solve the same games: OpenSpiel's ``kuhn_poker`` and ``leduc_poker``, which gdl reads by
-traversing them into its model (tests/openspiel_games.py). For each game and solver it prints the median
-time of ``--repeat`` runs and, for CFR+, the iterations until the exploitability of the average strategy
-is at most ``--target`` (found by measuring after every iteration; the timed runs then do exactly that
-many iterations without measuring).
+traversing them into its model (tests/support/openspiel_games.py). For each game and solver it prints
+the median time of ``--repeat`` runs and, for CFR+, the iterations until the exploitability of the
+average strategy is at most ``--target`` (found by measuring after every iteration; the timed runs then
+do exactly that many iterations without measuring).
 
 - gdl LP: building the sequence form from the game tree, then the LP on HiGHS (scipy).
 - OpenSpiel LP: ``open_spiel.python.algorithms.sequence_form_lp.solve_zero_sum_game`` as shipped
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pyspiel
 from open_spiel.python.algorithms import sequence_form_lp
-from openspiel_games import from_openspiel
+from support.openspiel_games import from_openspiel
 
 from gdl.extensive.cfr import solve_cfr
 from gdl.extensive.lp import solve_lp

@@ -8,7 +8,7 @@ CLASSPATH holds an already-built reference: ggp-base's ProverStateMachine (class
 ggp-base's public sources), Guava, and the harness class ``ProverBench`` that plays random depth
 charges and prints a ``gdl bench``-shaped JSON line. Neither is in this repository: docs/performance.md
 ("ggp-base's prover beside the Datalog engine") says how to build them by hand. GAME is a .kif path or
-a corpus game's name (looked up in ../shared/corpus/games); by default the games of issue 15 item 3;
+a corpus game's name (looked up in ../shared/corpus/games); by default the benchmark games;
 ``--corpus`` adds every corpus game, alphabetically, GDL-II included (INDEX.tsv's ``gdl2`` column;
 those are marked in the table). Both systems play a GDL-II game alike: ``random`` is a role that picks
 uniformly among its legal moves (ggp-base's ``getRandomJointMove``; ``gdl bench``'s depth charge), and

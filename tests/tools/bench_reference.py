@@ -1,4 +1,4 @@
-"""The acceptance table of issue 15: every ``gdl bench`` engine beside SWI-Prolog, in one run.
+"""The benchmark table: every ``gdl bench`` engine beside SWI-Prolog, in one run.
 
 For each run (``--runs``, default 3), for each game, for each system, one measurement of ``--seconds``
 of random playouts, so that the machine's noise falls on every system alike: ``gdl bench GAME --engine
@@ -33,7 +33,7 @@ from gdl.cli import bench
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "games"
 GAMES = ("tictactoe", "connectfour", "breakthrough", "nim1", "hanoi", "buttons", "blocker")
-#: Ratios to SWI-Prolog of the references (issue 15), per game in the order of GAMES.
+#: Ratios to SWI-Prolog of the references, per game in the order of GAMES.
 REFERENCES = {
     "Sancho": (39, 94, 148, 243, 56, 65, 50),
     "ggp-base propnet": (13, 9.7, 1.4, 23, 3.3, 26, 15),

@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
-from malformed import malformed_paths  # noqa: E402  (the tests' own module, found through the path above)
+from support.malformed import malformed_paths  # noqa: E402  (the tests' own module, found through the path above)
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 GDL = [str(ROOT / ".venv" / "bin" / "gdl")]

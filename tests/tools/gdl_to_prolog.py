@@ -1,4 +1,4 @@
-"""A GDL game as a SWI-Prolog program: the reference reasoner of the speed benchmarks (issue 15).
+"""A GDL game as a SWI-Prolog program: the reference reasoner of the speed benchmarks.
 
 The translation is the direct one the published reasoner comparisons use: every GDL rule becomes a
 Prolog clause, and a state lives in the Prolog database as ``true/1`` facts (``does/2`` facts for a

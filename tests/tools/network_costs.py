@@ -33,7 +33,7 @@ from pathlib import Path
 
 from gdl.check import check_text
 from gdl.engines import native
-from gdl.engines.native import SIZES, TALLY_MOVES, WORK
+from gdl.engines.native_layout import SIZES, TALLY_MOVES, WORK
 from gdl.ground.instantiate import instantiate
 from gdl.ground.optimise import optimise
 from gdl.ground.propnet import PropNet, build

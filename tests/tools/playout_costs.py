@@ -36,7 +36,7 @@ from pathlib import Path
 from gdl.check import check_text
 from gdl.cli.bench import MAX_DEPTH, playout
 from gdl.engines.compiled import CompiledReasoner
-from gdl.engines.native import FROM_SAVED
+from gdl.engines.native_layout import FROM_SAVED
 
 
 def least(call: Callable[[], object], number: int, per: int = 1) -> float:

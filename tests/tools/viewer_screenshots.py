@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from browser_support import chromium  # noqa: E402
+from support.browser import chromium  # noqa: E402
 
 import gdl  # noqa: E402
 from gdl.cli import main  # noqa: E402

@@ -53,7 +53,7 @@ def deep_nesting(levels: int = 5000) -> str:
 
 
 def nul_name() -> str:
-    """A NUL character inside a name: it used to pass the checker and break every engine."""
+    """A NUL character inside a name: the checker must refuse it, or it breaks every engine."""
     return BASE.replace("(p 1)", "(p a\x00b)")
 
 

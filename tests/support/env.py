@@ -7,20 +7,25 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS
 
 import gdl
 from gdl.env import Encoding, UngroundableGameError
 from gdl.errors import GameDefinitionError, GameTooLargeError
+from support.corpus import corpus_items
+from support.paths import CORPUS, shared_path
 
 
 def corpus_games() -> list[Path]:
-    """Every GDL game and every GDL-II game of the corpus."""
-    return [
-        path
-        for folder, pattern in (("games", "*.kif"), ("gdl2", "*.gdl"))
-        for path in sorted((CORPUS / folder).glob(pattern))
-    ]
+    """Every GDL game and every GDL-II game of the corpus, as test parameters (see
+    :func:`support.corpus.corpus_params` when the corpus is absent)."""
+    return corpus_items(
+        lambda: [
+            path
+            for folder, pattern in (("games", "*.kif"), ("gdl2", "*.gdl"))
+            for path in sorted((CORPUS / folder).glob(pattern))
+        ],
+        at_least=205,  # 183 in games/, 22 in gdl2/
+    )
 
 
 def instantiated(path: Path) -> gdl.Game:
@@ -44,7 +49,5 @@ def unless_the_game_breaks_gdl(path: Path) -> Iterator[None]:
 
 
 def present(path: Path) -> gdl.Game:
-    """The game at ``path``; the test is skipped when the file is not there (the corpus is optional)."""
-    if not path.is_file():
-        pytest.skip(f"{path} is not present")
-    return gdl.load(path)
+    """The game at ``path`` of the shared corpus (see :func:`support.paths.shared_path` when absent)."""
+    return gdl.load(shared_path(path))

@@ -25,6 +25,7 @@ from gdl.players.base import Player
 from gdl.protocol.messages import Play, Start, parse_message
 from gdl.protocol.server import PlayerServer, start_server
 from gdl.syntax.model import Term
+from support.timing import slack
 
 T = TypeVar("T")
 
@@ -120,11 +121,14 @@ class Background:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
 
-    def run(self, coroutine: Awaitable[T], timeout: float = 30.0) -> T:
+    def run(self, coroutine: Awaitable[T], timeout: float | None = None) -> T:
+        """The coroutine's result; a server that starts (forks its workers, loads the kernels) in a
+        second or two on an idle machine gets that, stretched by the load (support.timing)."""
+
         async def wrapped() -> T:
             return await coroutine
 
-        return asyncio.run_coroutine_threadsafe(wrapped(), self.loop).result(timeout)
+        return asyncio.run_coroutine_threadsafe(wrapped(), self.loop).result(timeout or slack(15))
 
     def close(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)
@@ -155,13 +159,13 @@ def serve_process(*options: str, log: Path | None = None) -> Iterator[str]:
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, text=True)
     try:
         assert process.stdout is not None
-        ready, _, _ = select.select([process.stdout], [], [], 60)
+        ready, _, _ = select.select([process.stdout], [], [], slack(30))
         line = process.stdout.readline() if ready else ""
         assert " listening on " in line, f"gdl serve did not start: {line!r}"
         yield line.rsplit(" ", 1)[-1].strip()
     finally:
         process.terminate()
-        process.wait(10)
+        process.wait(slack(10))
         if log:
             errors.close()  # type: ignore[union-attr]
 
@@ -183,7 +187,7 @@ def session_processes(session: int) -> list[int]:
 def request(url: str, body: bytes = b"", method: str = "POST", path: str = "/") -> tuple[int, str, bytes]:
     """One raw HTTP request; the status, the content type and the body of the reply."""
     parts = urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=30)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=slack(15))
     try:
         connection.request(method, path, body=body, headers={"Content-Type": "text/acl"})
         response = connection.getresponse()

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-TICTACTOE = Path(__file__).resolve().parent.parent / "games" / "tictactoe.kif"
+from support.paths import GAMES
+
+TICTACTOE = GAMES / "tictactoe.kif"
 
 
 def malformed_contents(large: bool = False) -> dict[str, bytes]:

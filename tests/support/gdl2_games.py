@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from support.corpus import corpus_items
+
 #: Monty Hall: nature hides the car and opens a door, the candidate sees which door and, at the end,
 #: where the car is.
 MONTY_HALL = """
@@ -96,10 +98,12 @@ def gdl2_corpus_games(corpus: Path) -> list[Path]:
 
 
 def gdl2_params(corpus: Path, slow: frozenset[str] | set[str] = SLOW_GDL2) -> list[object]:
-    """The GDL-II corpus games as test parameters (none when the corpus is absent); ``slow`` ones marked."""
-    if not (corpus / "games" / "INDEX.tsv").is_file():
-        return []
-    return [
-        pytest.param(path, id=path.stem, marks=[pytest.mark.slow] if path.stem in slow else [])
-        for path in gdl2_corpus_games(corpus)
-    ]
+    """The GDL-II corpus games as test parameters (see :func:`support.corpus.corpus_params` when the
+    corpus is absent); ``slow`` ones marked."""
+    return corpus_items(
+        lambda: [
+            pytest.param(path, id=path.stem, marks=[pytest.mark.slow] if path.stem in slow else [])
+            for path in gdl2_corpus_games(corpus)
+        ],
+        at_least=33,  # 11 in the index of games/, 22 in gdl2/
+    )

@@ -1,4 +1,4 @@
-"""``gdl check --dynamic`` and ``gdl solve`` over many games: one game per task (see :mod:`gdl.batch`).
+"""``gdl check --dynamic`` and ``gdl solve`` over many games: one game per task (see :mod:`gdl.corpus_runs`).
 
 Used when several games are given with ``--cluster`` or ``--jobs``: a count of the games done goes
 to standard error while the work runs, and a summary table, one row per game, ends the output.
@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from gdl.backend import open_backend
-from gdl.batch import GameRun, check_game, run_games, solve_game
-from gdl.cli._common import StatusLine, emit_json, read_source
+from gdl.cli._common import emit_json, read_source
 from gdl.cli._dynamic import record_report
+from gdl.cli.progress import Progress
+from gdl.corpus_runs import GameRun, check_game, run_games, solve_game
 from gdl.diagnostics import Diagnostic, Level
 from gdl.extensive.solving import ExtensiveSolution
 from gdl.solve import Solution
@@ -95,13 +96,12 @@ def _run(
     """Run the games on the backend ``--cluster`` and ``--jobs`` name, showing each as it finishes."""
     if not games:
         return []
-    line = StatusLine(command)
-    count = line.counter("games")
+    bar = Progress(command)
 
-    def done(run: GameRun, finished: int) -> None:
-        line.close()
+    def done(run: GameRun, count: int) -> None:
+        bar.close()
         show(run)
-        count(finished, len(games))
+        bar.count(count, len(games), "games")
 
     with open_backend(args.cluster, args.jobs) as backend:
         runs = run_games(backend, task, games, arguments, done)

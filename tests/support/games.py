@@ -1,0 +1,26 @@
+"""Small games and states written for the tests."""
+
+from __future__ import annotations
+
+from gdl.game import Game, State
+
+#: Two roles; ``blocked`` has no legal move in the initial state, which is not terminal.
+STUCK = """
+(role free) (role blocked)
+(init (cell a))
+(<= (legal free (go ?c)) (true (cell ?c)))
+(<= (legal blocked (go ?c)) (true (cell ?c)) (true (open ?c)))
+(<= (next (cell ?c)) (true (cell ?c)))
+(<= terminal (true (cell b)))
+(goal free 0) (goal blocked 0)
+"""
+
+
+def board(game: Game, rows: list[str], to_move: str) -> State:
+    """A tictactoe state from three rows of ``x``, ``o`` and ``.``."""
+    fluents = [
+        f"(cell {r} {c} {'b' if mark == '.' else mark})"
+        for r, row in enumerate(rows, 1)
+        for c, mark in enumerate(row, 1)
+    ]
+    return game.state([*fluents, f"(control {to_move})"])
