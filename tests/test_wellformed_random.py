@@ -19,7 +19,6 @@ import gdl
 from gdl.wellformed import PROPERTIES, analyse
 
 
-
 @st.composite
 def graph_games(draw: st.DrawFn) -> GraphGame:
     names = draw(st.sampled_from([("r0",), ("r0", "r1"), ("r0", "random")]))
