@@ -11,12 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
-from gdl.protocol.workers import RAISES_LIMITS_OF_OTHERS
 from support.protocol import Borrowing, FirstLegal, request, serve_process, serving
 
 import gdl
 from gdl.protocol.manager import Network, host
 from gdl.protocol.server import PlayerServer
+from gdl.workers import RAISES_LIMITS_OF_OTHERS
 
 TICTACTOE = (Path(__file__).resolve().parent.parent / "games" / "tictactoe.kif").read_text()
 

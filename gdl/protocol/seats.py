@@ -195,6 +195,9 @@ class _TextSeat:
 
     def __init__(self, seat: Follower) -> None:
         self.seat = seat
+        #: Why the seat cannot follow the match any further (a legal move too large to write): its state
+        #: went on without the server, so every later follow says so again rather than misjudge a move.
+        self.broken: str | None = None
 
     def open(self) -> None:
         self.seat.open()
@@ -204,9 +207,16 @@ class _TextSeat:
         self.seat.start(start_clock, play_clock)
 
     def follow(self, moves: Sequence[tuple[str, ...] | Seen]) -> tuple[str, ...]:
-        legal = tuple(map(move_text, self.seat.follow(moves)))
-        if sum(map(len, legal)) > MAX_LEGAL_TEXT:
-            raise ProtocolError(f"the legal moves add up to more than {MAX_LEGAL_TEXT} characters")
+        if self.broken is not None:
+            raise ProtocolError(self.broken)
+        followed = self.seat.follow(moves)  # moves it cannot follow are refused, and it stays as it was
+        try:
+            legal = tuple(map(move_text, followed))
+            if sum(map(len, legal)) > MAX_LEGAL_TEXT:
+                raise ProtocolError(f"the legal moves add up to more than {MAX_LEGAL_TEXT} characters")
+        except ProtocolError as problem:
+            self.broken = str(problem)
+            raise
         return legal
 
     def play(self, deadline: float) -> str:
