@@ -249,6 +249,10 @@ class UnreadableFileError(GdlError, OSError, ValueError):
         self.reason = reason
 
 
+class MissingFileError(UnreadableFileError, FileNotFoundError):
+    """A game file that is not there (a :class:`FileNotFoundError` too, as opening it would raise)."""
+
+
 class DomainTooLargeError(GameTooLargeError):
     """An argument position of a game ranges over more terms than the analysis of its domains keeps."""
 

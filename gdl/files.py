@@ -16,7 +16,7 @@ import os
 import stat
 from pathlib import Path
 
-from gdl.errors import UnreadableFileError
+from gdl.errors import MissingFileError, UnreadableFileError
 
 #: Files larger than this are refused: a game file is data, and the largest real one is 5 MB.
 MAX_BYTES = 64 * 1024 * 1024
@@ -39,7 +39,7 @@ def read_text_file(path: str | Path, max_bytes: int = MAX_BYTES) -> str:
         # file itself, which a rename cannot swap after the check.
         descriptor = os.open(name, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
-        raise UnreadableFileError(name, "no such file") from None
+        raise MissingFileError(name, "no such file") from None
     except IsADirectoryError:
         raise UnreadableFileError(name, "is a directory") from None
     except OSError as problem:

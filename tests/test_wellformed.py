@@ -20,7 +20,7 @@ from support.gdl2_games import MONTY_HALL
 
 import gdl
 from gdl.cli import main
-from gdl.cli._common import StatusLine
+from gdl.cli.progress import Progress as ProgressLine
 from gdl.wellformed import PROPERTIES, Counterexample, Progress, Report, analyse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -261,7 +261,7 @@ def test_the_progress_bar_draws_only_on_a_terminal() -> None:
     progress = Progress(states=50, frontier=10, depth=3, seconds=1.0, max_states=100)
     terminal, pipe = Terminal(), io.StringIO()
     for stream in (terminal, pipe):
-        line = StatusLine("check", stream)
+        line = ProgressLine("check", stream)
         line.explored(progress)
         line.close()
     assert "#" * 15 + "." * 15 in terminal.getvalue() and "50 states" in terminal.getvalue()

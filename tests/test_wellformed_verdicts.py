@@ -19,7 +19,7 @@ import pytest
 
 import gdl
 from gdl.cli import main
-from gdl.cli._common import StatusLine
+from gdl.cli.progress import Progress as ProgressLine
 from gdl.wellformed import PROPERTIES, Progress, analyse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,10 +72,10 @@ def test_tictactoe_is_proven_not_strongly_winnable(capsys: pytest.CaptureFixture
 def test_ctrl_c_leaves_the_required_properties_undecided(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def interrupt(self: StatusLine, progress: Progress) -> None:
+    def interrupt(self: ProgressLine, progress: Progress) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(StatusLine, "explored", interrupt)
+    monkeypatch.setattr(ProgressLine, "explored", interrupt)
     assert main(["check", "--dynamic", str(GAMES / "tictactoe.kif")]) == 130
     out = capsys.readouterr().out
     assert ": well-formed" not in out

@@ -18,9 +18,8 @@ import traceback
 from collections.abc import Sequence
 
 from gdl import __version__
-from gdl.backend import ClusterError
 from gdl.cli._common import add_old_spellings
-from gdl.errors import PlayerSpecError, WorkerStartError
+from gdl.errors import ClusterError, PlayerSpecError, WorkerStartError
 
 #: Subcommand modules, in the order ``gdl --help`` lists them.
 COMMANDS = ("check", "bench", "play", "solve", "convert", "bandits", "tournament", "serve", "host", "network",
