@@ -153,11 +153,12 @@ def test_ctrl_c_cancels_the_matches_under_way_on_the_cluster() -> None:
     def interrupt(done: int, total: int) -> None:
         raise KeyboardInterrupt
 
-    with RayCluster() as backend, pytest.raises(KeyboardInterrupt):
-        run_tournament(  # each match would take 5 s or more
+    with RayCluster() as backend:
+        result = run_tournament(  # each match would take 5 s or more
             TICTACTOE, ["mcts", "mcts"], 8, start_clock=5, play_clock=1, backend=backend,
             progress=interrupt,
         )
+    assert result.interrupted and len(result.matches) < 8  # the result of the matches played before
     deadline = time.monotonic() + 10
     while ray.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)

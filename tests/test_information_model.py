@@ -96,7 +96,7 @@ def test_a_dice_match_tells_the_guesser_the_roll() -> None:
 
 
 def test_a_dice_match_over_the_protocol_sends_natures_roll_in_the_joint_move() -> None:
-    from protocol_support import serving
+    from support.protocol import serving
 
     from gdl.protocol.manager import host
     from gdl.protocol.server import PlayerServer

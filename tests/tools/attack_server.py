@@ -41,8 +41,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from hostile import DOUBLING, HOSTILE, tree  # noqa: E402
-from protocol_support import session_processes  # noqa: E402
+from support.hostile import DOUBLING, HOSTILE, tree  # noqa: E402
+from support.protocol import session_processes  # noqa: E402
 
 import gdl  # noqa: E402
 from gdl.protocol.manager import host  # noqa: E402
