@@ -4,6 +4,9 @@ long rules, the unfolding of extensive forms), and every command honours its ``-
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -12,11 +15,12 @@ import pytest
 from support.hostile import long_rule, negation_bomb, static_spin
 
 import gdl
-from gdl.budget import BudgetExceededError, budget, checkpoint
+from gdl.budget import budget, checkpoint
 from gdl.check import check
 from gdl.cli import main
 from gdl.datalog.evaluator import Database, Evaluator
-from gdl.extensive.from_gdl import OutOfTimeError, read_gdl2
+from gdl.errors import BudgetExceededError, OutOfTimeError
+from gdl.extensive.from_gdl import read_gdl2
 from gdl.ground.facts import Facts
 from gdl.ground.joins import pattern_rule, plan_join
 from gdl.syntax.model import Atom, Variable
@@ -146,3 +150,22 @@ def test_a_distinct_of_compound_terms_makes_no_term_per_round() -> None:
     # 12 ** 4 rounds of (distinct (f ?a ?b ?c ?e) (f ?a ?b ?c ?e)): each made two terms f(...).
     assert len(evaluator.table.args) < 1000
     assert not database.facts("spin/4")
+
+
+def test_a_standalone_command_is_bounded_in_memory_and_says_so(tmp_path: Path) -> None:
+    # 90^4 facts of a static relation: gigabytes, unless the command's own limit stops it.
+    numbers = " ".join(f"(n {i})" for i in range(90))
+    game = tmp_path / "memory.kif"
+    game.write_text(
+        f"(role r) {numbers} (<= (big ?a ?b ?c ?d) (n ?a) (n ?b) (n ?c) (n ?d)) (init (s 0))"
+        " (<= (legal r (go ?a)) (big ?a ?b ?c ?d) (true (s 0))) (<= (next (s 1)) (does r (go 0)))"
+        " (<= terminal (true (s 1))) (<= (goal r 100) (true (s 1))) (<= (goal r 0) (true (s 0)))"
+    )
+    script = "import sys; from gdl.cli import console; sys.exit(console())"
+    done = subprocess.run(
+        [sys.executable, "-c", script, "solve", str(game), "--engine", "datalog"],
+        capture_output=True, text=True, timeout=600, env={**os.environ, "GDL_MEMORY_MB": "700"},
+    )
+    assert done.returncode == 1, done.stderr
+    assert "the work ran out of memory (its limit is 700 MB: GDL_MEMORY_MB sets it)" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import resource
 import sys
 import traceback
 from collections.abc import Sequence
@@ -24,6 +25,38 @@ from gdl.errors import ClusterError, PlayerSpecError, WorkerStartError
 #: Subcommand modules, in the order ``gdl --help`` lists them.
 COMMANDS = ("check", "bench", "play", "solve", "convert", "bandits", "tournament", "serve", "host", "network",
             "view", "graph")
+
+
+#: Commands whose own process works on the rules of a file, and so runs under an address-space limit when
+#: started as ``gdl``: rules can be built to take all the memory there is. (The server, ``host`` and
+#: ``tournament`` run such work in worker processes with limits of their own; a Ray cluster manages its
+#: own memory.)
+BOUNDED_COMMANDS = ("check", "bench", "play", "solve", "convert", "bandits", "network", "view", "graph")
+#: The share of the machine's memory a bounded command may use, unless ``GDL_MEMORY_MB`` says otherwise.
+MEMORY_SHARE = 0.75
+
+
+def memory_limit() -> int:
+    """The address space of a bounded command, in bytes: ``GDL_MEMORY_MB`` megabytes, else
+    :data:`MEMORY_SHARE` of the machine's memory."""
+    given = os.environ.get("GDL_MEMORY_MB", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given) << 20
+    return int(MEMORY_SHARE * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+def console() -> int:
+    """The ``gdl`` command: :func:`main`, with the process of a bounded command (see
+    :data:`BOUNDED_COMMANDS`) limited to :func:`memory_limit`, so that rules built to explode end in a
+    clear error rather than in the whole machine's memory."""
+    argv = sys.argv[1:]
+    command = next((word for word in argv if not word.startswith("-")), None)
+    if command in BOUNDED_COMMANDS and not any(word.startswith("--cluster") for word in argv):
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = memory_limit() if hard == resource.RLIM_INFINITY else min(memory_limit(), hard)
+        if soft == resource.RLIM_INFINITY or soft > limit:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    return main()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,6 +95,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except MemoryError:
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        said = f" (its limit is {limit >> 20} MB: GDL_MEMORY_MB sets it)"
+        shown = "" if limit == resource.RLIM_INFINITY else said
+        print(f"gdl {args.command}: the work ran out of memory{shown}", file=sys.stderr)
+        return 1
     except Exception as problem:  # a bug, not the user's input: say so in one line, not a traceback
         if os.environ.get("GDL_TRACEBACK"):
             raise
