@@ -107,7 +107,7 @@ def test_a_gdl_match_is_as_before() -> None:
 def test_perfect_information_players_play_gdl2_games_on_a_state_drawn_from_their_belief() -> None:
     game = _game("spoof")
     players = {"flipper": make_player("mcts:iterations=20", 1), "hider": make_player("minimax:depth=2")}
-    record = Match(game, players, play_clock=5, seed=2).run()
+    record = Match(game, players, play_clock=5, seed=2, isolate=False).run()  # the players, not isolation
     assert record.completed and not any(record.error_count(r) for r in game.players)
 
 
