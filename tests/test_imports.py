@@ -118,3 +118,11 @@ def test_the_extensive_toolkit_does_not_import_the_bandit_maze_built_on_it() -> 
     toolkit = [module for module in graph if module.startswith("gdl.extensive")]
     assert toolkit and graph.has_edge("gdl.bandits.game", "gdl.extensive.model")
     assert [(m, t) for m in toolkit for t in graph.successors(m) if t.startswith("gdl.bandits")] == []
+
+
+def test_the_worker_processes_old_place_still_imports_with_a_warning() -> None:
+    with pytest.warns(DeprecationWarning, match="gdl.protocol.workers is deprecated: use gdl.workers"):
+        from gdl.protocol.workers import Limits
+    from gdl.workers import Limits as moved
+
+    assert Limits is moved
