@@ -14,16 +14,10 @@ from typing import Any, TypeVar, cast
 import numba
 import numpy as np
 
-from gdl.engines.schedule import BLOCK_OP
-from gdl.engines.sweep_kernel import sweep
+from gdl.engines.sweep_kernel import sweep, walk_schedule
 from gdl.engines.sweep_layout import (
     BASES,
-    END,
     FALSE_SLOT,
-    FIRST,
-    LITS,
-    NODE,
-    OP,
     OUTPUT_LITS,
     SIZES,
     VALUE_SLOTS,
@@ -86,53 +80,11 @@ for _position in range(64):
 
 
 @_jit
-def _lane_gate(work: Any, op: int, lits: Any, first: int, end: int) -> np.uint64:  # pragma: no cover
-    """An and-gate (op 0) or or-gate (op 1) over words of lanes."""
-    if op == 0:
-        value = _ALL
-        for k in range(first, end):
-            lit = lits[k]
-            value &= work[lit >> 1] ^ (_ALL if lit & 1 else np.uint64(0))
-            if value == 0:
-                break
-        return value
-    value = np.uint64(0)
-    for k in range(first, end):
-        lit = lits[k]
-        value |= work[lit >> 1] ^ (_ALL if lit & 1 else np.uint64(0))
-        if value == _ALL:
-            break
-    return value
-
-
-@_jit
 def _lane_sweep(tables: Any, work: Any) -> None:  # pragma: no cover (numba)
     """The schedule of ``tables`` over words of lanes: ``work`` holds the base propositions' and the
     inputs' words on entry, every slot's word on return (as :func:`gdl.engines.sweep_kernel.sweep`)."""
     work[tables[tables[SIZES] + FALSE_SLOT]] = 0
-    op = tables[tables[OP] : tables[OP + 1]]
-    node = tables[tables[NODE] : tables[NODE + 1]]
-    first = tables[tables[FIRST] : tables[FIRST + 1]]
-    end = tables[tables[END] : tables[END + 1]]
-    lits = tables[tables[LITS] : tables[LITS + 1]]
-    e = 0
-    while e < len(op):
-        if op[e] != BLOCK_OP:
-            work[node[e]] = _lane_gate(work, op[e], lits, first[e], end[e])
-            e += 1
-            continue
-        last = e + 1 + node[e]
-        for j in range(e + 1, last):
-            work[node[j]] = 0
-        changed = True
-        while changed:
-            changed = False
-            for j in range(e + 1, last):
-                value = _lane_gate(work, op[j], lits, first[j], end[j])
-                if work[node[j]] != value:
-                    work[node[j]] = value
-                    changed = True
-        e = last
+    walk_schedule(tables, work, _ALL)
 
 
 @_jit

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import numba
+import numpy as np
 
 from gdl.engines.schedule import BLOCK_OP
 from gdl.engines.sweep_layout import (
@@ -40,13 +41,55 @@ def _section(tables: Any, k: int) -> Any:
 
 
 @_inline
-def _gate(work: Any, op: int, lits: Any, first: int, end: int) -> int:
-    """An and-gate (op 0) is decided by its first false literal, an or-gate (op 1) by its first true one."""
+def _gate(work: Any, op: int, lits: Any, first: int, end: int, full: Any) -> Any:
+    """An and-gate (op 0) or or-gate (op 1) over values of ``full``'s type, each of its bits a lane (one
+    lane, ``full`` = 1, for a single state): an and-gate is settled once no lane is left true, an or-gate
+    once every lane is true."""
+    none = full ^ full  # zero of full's type: numba would widen a plain 0 mixed with an unsigned word
+    value = full if op == 0 else none
     for k in range(first, end):
         lit = lits[k]
-        if (work[lit >> 1] ^ (lit & 1)) == op:
-            return op
-    return 1 - op
+        literal = work[lit >> 1] ^ (full if lit & 1 else none)
+        if op == 0:
+            value &= literal
+            if value == none:
+                break
+        else:
+            value |= literal
+            if value == full:
+                break
+    return value
+
+
+@_inline
+def walk_schedule(tables: Any, work: Any, full: Any) -> None:
+    """Evaluate the gates of the schedule in ``tables`` into ``work``, whose base propositions and inputs
+    are set and whose false slot is cleared: a value per slot, each bit of ``full`` a lane (a single state
+    in bytes, ``full`` = 1; 64 states at once in words of lanes)."""
+    op = _section(tables, OP)
+    node = _section(tables, NODE)
+    first = _section(tables, FIRST)
+    end = _section(tables, END)
+    lits = _section(tables, LITS)
+    e = 0
+    while e < len(op):
+        if op[e] != BLOCK_OP:
+            work[node[e]] = _gate(work, op[e], lits, first[e], end[e], full)
+            e += 1
+            continue
+        # A cycle block: its members from false until nothing changes (the least fixpoint).
+        last = e + 1 + node[e]
+        for j in range(e + 1, last):
+            work[node[j]] = full ^ full
+        changed = True
+        while changed:
+            changed = False
+            for j in range(e + 1, last):
+                value = _gate(work, op[j], lits, first[j], end[j], full)
+                if work[node[j]] != value:
+                    work[node[j]] = value
+                    changed = True
+        e = last
 
 
 @cast(Callable[[F], F], numba.njit(cache=True, nogil=True, **_NO_NRT))
@@ -63,30 +106,7 @@ def sweep(tables: Any, state: Any, inputs: Any, work: Any) -> None:  # pragma: n
     for j in range(false_slot - bases):
         work[bases + j] = (inputs[j >> 3] >> (j & 7)) & 1
     work[false_slot] = 0
-    op = _section(tables, OP)
-    node = _section(tables, NODE)
-    first = _section(tables, FIRST)
-    end = _section(tables, END)
-    lits = _section(tables, LITS)
-    e = 0
-    while e < len(op):
-        if op[e] != BLOCK_OP:
-            work[node[e]] = _gate(work, op[e], lits, first[e], end[e])
-            e += 1
-            continue
-        # A cycle block: its members from false until nothing changes (the least fixpoint).
-        last = e + 1 + node[e]
-        for j in range(e + 1, last):
-            work[node[j]] = 0
-        changed = True
-        while changed:
-            changed = False
-            for j in range(e + 1, last):
-                value = _gate(work, op[j], lits, first[j], end[j])
-                if work[node[j]] != value:
-                    work[node[j]] = value
-                    changed = True
-        e = last
+    walk_schedule(tables, work, np.uint8(1))
     outputs = _section(tables, OUTPUT_LITS)
     for b in range(slots, len(work)):
         work[b] = 0
