@@ -54,14 +54,17 @@ def test_one_of_a_thing_is_not_plural(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "no terminal state after 1 step\n" in capsys.readouterr().out
 
 
-def test_the_solve_table_is_as_wide_as_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
-    tictactoe, nim = str(ROOT / "games/tictactoe.kif"), str(ROOT / "games/nim.kif")
-    monty = str(ROOT / "games/montyhall.kif")  # not solved here, for a long reason
-    assert main(["solve", tictactoe, nim, monty, "--max-states", "20", "-j", "1"]) == 1
+def test_the_solve_table_is_as_wide_as_its_figures(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)  # the game column is as wide as the paths given, whatever the clone's place
+    games = ["games/tictactoe.kif", "games/nim.kif", "games/montyhall.kif"]
+    assert main(["solve", *games, "--max-states", "20", "-j", "1"]) == 1
     lines = capsys.readouterr().out.splitlines()
     header, *rows, summary = lines
     assert header.split() == ["game", "result", "value", "states", "seconds"]
-    assert len(header) < 80, header  # no column padded to the length of a reason
+    figures = header[header.index("result"):]
+    assert len(figures) < 60, header  # no column padded to the length of a reason
     assert any("not solved within budget (" in row for row in rows) and summary.endswith("game(s) solved")
 
 

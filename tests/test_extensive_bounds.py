@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
+from gdl.bandits.game import bandits_game
+from gdl.bandits.maze import read_maze
 from gdl.cli import main
-from gdl.errors import GameTooLargeError
+from gdl.errors import EfgError, GameTooLargeError, JsonGameError
 from gdl.extensive import ExtensiveGame, Terminal
-from gdl.extensive.bandits import bandits_game
-from gdl.extensive.gambit import EfgError, read_efg
-from gdl.extensive.jsonformat import JsonGameError, parse_json_game
-from gdl.extensive.maze import read_maze
+from gdl.extensive.gambit import read_efg
+from gdl.extensive.jsonformat import parse_json_game
 
 
 def json_chain(length: int, back: bool = False) -> str:
