@@ -30,7 +30,8 @@ import numpy as np
 
 from gdl.engines.sweep import Sweep
 from gdl.errors import GameDefinitionError, NotTurnTakingError
-from gdl.game import Game, State
+from gdl.game import CHANCE_ROLE, Game, State
+from gdl.ground.propnet import TRUE
 
 #: Fields of the exploration's counters (those of :mod:`gdl.retrograde_kernel`, which imports numba).
 STATES, EXPANDED, EDGES = range(3)
@@ -52,7 +53,12 @@ class Exploration:
         roles = len(net.roles)
         input_of = {move: i for i, move in enumerate(net.moves)}
         legal_outputs = [node for entries in net.legal for _, node in entries]
-        goal_outputs = [node for entries in net.goals for _, node in entries]
+        # Nature has no goal: a constant one satisfies the kernel's check of one goal a role.
+        goals = [
+            [(0, TRUE)] if role == CHANCE_ROLE else entries
+            for role, entries in zip(net.roles, net.goals, strict=True)
+        ]
+        goal_outputs = [node for entries in goals for _, node in entries]
         self.state_sweep = Sweep(net, [net.terminal, *legal_outputs, *goal_outputs])
         self.next_sweep = Sweep(net, list(net.next))
         self.legal_first = np.cumsum([0, *(len(e) for e in net.legal)]).astype(np.int64)
@@ -60,8 +66,8 @@ class Exploration:
             [input_of.get((r, move), -1) for r, entries in enumerate(net.legal) for move, _ in entries],
             dtype=np.int64,
         )
-        self.goal_first = np.cumsum([0, *(len(e) for e in net.goals)]).astype(np.int64)
-        self.goal_value = np.asarray([int(v) for entries in net.goals for v, _ in entries], dtype=np.int16)
+        self.goal_first = np.cumsum([0, *(len(e) for e in goals)]).astype(np.int64)
+        self.goal_value = np.asarray([int(v) for entries in goals for v, _ in entries], dtype=np.int16)
         self.input_bytes = (len(net.moves) + 7) // 8
         self.state_bytes = max(1, (len(net.fluents) + 7) // 8)
         self.counters = np.zeros(4, dtype=np.int64)
@@ -72,7 +78,7 @@ class Exploration:
         self.children = np.zeros(FIRST_CAPACITY, dtype=np.int64)
         self.terminal = np.zeros(0, dtype=np.bool_)
         self.goals = np.zeros((0, roles), dtype=np.int16)
-        self.mover = np.zeros(0, dtype=np.int16)
+        self.legal_counts = np.zeros((0, roles), dtype=np.int32)
         first = max(2, min(FIRST_CAPACITY, int(memory // self.bytes_per_state())))
         self.grow_states(first)
         self.keys[0] = self.row(root)
@@ -89,7 +95,7 @@ class Exploration:
 
     def bytes_per_state(self) -> float:
         branching = max(1.0, int(self.counters[EDGES]) / max(1, int(self.counters[EXPANDED])))
-        return self.state_bytes + 62 + 4 * self.goals.shape[1] + 16 * branching
+        return self.state_bytes + 62 + 22 * self.goals.shape[1] + 16 * branching
 
     def fits(self, states: int) -> bool:
         return states * self.bytes_per_state() <= self.memory
@@ -106,7 +112,7 @@ class Exploration:
         self.child_start = _grown(self.child_start, capacity + 1)
         self.terminal = _grown(self.terminal, capacity)
         self.goals = _grown(self.goals, capacity)
-        self.mover = _grown(self.mover, capacity)
+        self.legal_counts = _grown(self.legal_counts, capacity)
         self.capacity = capacity
 
     def run(self, chunk: int, limit: int) -> int:
@@ -115,7 +121,7 @@ class Exploration:
         return int(expand(
             self.state_sweep.tables, self.next_sweep.tables, self.legal_first, self.legal_input,
             self.goal_first, self.goal_value, self.input_bytes, self.keys, self.table, self.counters,
-            self.child_start, self.children, self.terminal, self.goals, self.mover, chunk, limit,
+            self.child_start, self.children, self.terminal, self.goals, self.legal_counts, chunk, limit,
         ))
 
 
@@ -135,7 +141,7 @@ def explore(
 ) -> tuple[Exploration, str]:
     """The states reachable from ``root``; the reason the exploration stopped early, or ``""``.
 
-    Raises :class:`NotTurnTakingError` for a game with simultaneous moves or without a network, and
+    Raises :class:`NotTurnTakingError` for a game without a network, and
     :class:`gdl.errors.GameDefinitionError` where the rules break GDL (as the game's states would)."""
     from gdl.retrograde_kernel import CHUNK as STOPPED_AT_CHUNK
     from gdl.retrograde_kernel import (
@@ -146,7 +152,6 @@ def explore(
         LIMIT,
         NO_GOAL,
         NO_LEGAL_MOVE,
-        SIMULTANEOUS,
     )
 
     if getattr(game.reasoner, "net", None) is None:
@@ -172,8 +177,6 @@ def explore(
             found.grow_states(wanted)
         elif status == GROW_EDGES:
             found.children = _grown(found.children, 2 * len(found.children))
-        elif status == SIMULTANEOUS:
-            raise NotTurnTakingError("a state where several roles have a choice")
         elif status in (NO_GOAL, NO_LEGAL_MOVE):
             culprit = found.state(int(found.counters[CULPRIT]))
             # The game's own question raises the error it would raise in play, with its message.
@@ -194,8 +197,8 @@ def _too_large(found: Exploration, wanted: int) -> str:
 
 
 def values(found: Exploration) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Each state's values, line length and chosen joint move by backward induction; None when a
-    state repeats (some state is never valued)."""
+    """Each state's values, line length and chosen joint move by backward induction in a turn-taking
+    game without nature (in integers); None when a state repeats (some state is never valued)."""
     from gdl.retrograde_kernel import backward
 
     count = int(found.counters[STATES])
@@ -203,40 +206,28 @@ def values(found: Exploration) -> tuple[np.ndarray, np.ndarray, np.ndarray] | No
     valued = np.zeros((count, roles), dtype=np.int16)
     length = np.zeros(count, dtype=np.int32)
     choice = np.zeros(count, dtype=np.int32)
+    mover = np.argmax(found.legal_counts[:count] > 1, axis=1)  # the first role with a choice, or 0
     done = backward(
-        count, found.child_start, found.children, found.terminal, found.goals, found.mover,
-        valued, length, choice,
+        count, found.child_start, found.children, found.terminal, found.goals, mover, valued, length, choice,
     )
     return None if done < count else (valued, length, choice)
 
 
-def principal_variation(found: Exploration, choice: np.ndarray) -> list[dict[str, str]]:
-    """The joint moves from the root when every role follows the chosen moves."""
+def principal_variation(found: Exploration, chosen: Callable[[int], int]) -> list[dict[str, str]]:
+    """The joint moves from the root when every role follows the chosen moves: ``chosen(s)`` is the
+    number of the joint move taken in state ``s`` (as the kernels number them)."""
     game = found.game
     line: list[dict[str, str]] = []
     number = 0
     while not found.terminal[number]:
         state = found.state(number)
         legal = [state.legal_moves(role) for role in game.roles]
-        rest = int(choice[number])
+        joint = chosen(number)
+        rest = joint
         picked: list[Any] = [None] * len(legal)
         for r in range(len(legal) - 1, -1, -1):
             picked[r] = legal[r][rest % len(legal[r])]
             rest //= len(legal[r])
         line.append({role: str(move) for role, move in zip(game.roles, picked, strict=True)})
-        number = int(found.children[found.child_start[number] + int(choice[number])])
+        number = int(found.children[found.child_start[number] + joint])
     return line
-
-
-def warm_up() -> None:
-    """Compile (or load from numba's cache) the kernels, on the smallest game; ``make`` calls this at
-    installation, so that no solve pays the compilation inside its time limit."""
-    from gdl.check import check_text
-    from gdl.engines.compiled import CompiledReasoner
-    from gdl.engines.warm import WARM_UP_GAME
-
-    checked = check_text(WARM_UP_GAME).checked
-    assert checked is not None
-    game = Game(checked, CompiledReasoner(checked))
-    found, _ = explore(game, game.initial_state(), float("inf"), None, 1 << 20, None)
-    values(found)

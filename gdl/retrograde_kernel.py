@@ -27,7 +27,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 _jit = cast(Callable[[F], F], numba.njit(cache=True, nogil=True))
 
 #: What :func:`expand` stopped at (its return value).
-DONE, CHUNK, GROW_STATES, GROW_EDGES, NO_LEGAL_MOVE, NO_GOAL, SIMULTANEOUS, LIMIT = range(8)
+DONE, CHUNK, GROW_STATES, GROW_EDGES, NO_LEGAL_MOVE, NO_GOAL, LIMIT = range(7)
 #: Fields of the counters array shared with :func:`expand`.
 STATES, EXPANDED, EDGES, CULPRIT = range(4)
 
@@ -149,12 +149,13 @@ def _flush(  # pragma: no cover (numba)
 def expand(  # pragma: no cover (numba)
     state_tables: Any, next_tables: Any, legal_first: Any, legal_input: Any, goal_first: Any,
     goal_value: Any, input_bytes: int, keys: Any, table: Any, counters: Any, child_start: Any,
-    children: Any, terminal: Any, goals: Any, mover: Any, chunk: int, limit: int,
+    children: Any, terminal: Any, goals: Any, legal_counts: Any, chunk: int, limit: int,
 ) -> int:
     """Expand up to ``chunk`` states in the order they were added (breadth first): their terminal flag
     and goals, or their successors, added to the table, at most ``limit`` states in all; returns what it
     stopped at (see the module constants; ``counters[CULPRIT]`` names the state a rule problem was found
-    in). Successors are evaluated :data:`LANES` at a time, a joint move a lane."""
+    in); ``legal_counts[s, r]`` is how many legal moves role ``r`` has in inner state ``s``. Successors
+    are evaluated :data:`LANES` at a time, a joint move a lane."""
     roles = len(legal_first) - 1
     state_slots = state_tables[state_tables[SIZES] + VALUE_SLOTS]
     state_work = np.zeros(state_slots + (1 + len(legal_input) + len(goal_value) + 7) // 8, dtype=np.uint8)
@@ -206,8 +207,6 @@ def expand(  # pragma: no cover (numba)
             done += 1
             continue
         joints = 1
-        choosers = 0
-        mover[s] = 0
         for r in range(roles):
             n = 0
             for k in range(legal_first[r], legal_first[r + 1]):
@@ -218,14 +217,9 @@ def expand(  # pragma: no cover (numba)
             if n == 0:
                 status = NO_LEGAL_MOVE
                 break
-            if n > 1:
-                if choosers == 0:
-                    mover[s] = r
-                choosers += 1
             counts[r] = n
+            legal_counts[s, r] = n
             joints *= n
-        if status == DONE and choosers > 1:
-            status = SIMULTANEOUS
         if status != DONE:
             counters[CULPRIT] = s
             break
@@ -260,17 +254,11 @@ def expand(  # pragma: no cover (numba)
 
 
 @_jit
-def backward(  # pragma: no cover (numba)
-    count: int, child_start: Any, children: Any, terminal: Any, goals: Any, mover: Any,
-    values: Any, length: Any, choice: Any,
-) -> int:
-    """Backward induction from the terminal states (Kahn's order over the graph reversed): the role to
-    move takes the successor best for itself, then the shorter line, then the first joint move; returns
-    how many states were valued (fewer than ``count`` when a state repeats)."""
-    remaining = np.zeros(count, dtype=np.int64)
+def reversed_graph(count: int, child_start: Any, children: Any) -> tuple[Any, Any]:  # pragma: no cover
+    """The graph of the first ``count`` states reversed, in compressed rows: state ``s``'s predecessors
+    are ``parents[parents_start[s]:parents_start[s + 1]]`` (once per joint move leading to it)."""
     parents_start = np.zeros(count + 1, dtype=np.int64)
     for s in range(count):
-        remaining[s] = child_start[s + 1] - child_start[s]
         for e in range(child_start[s], child_start[s + 1]):
             parents_start[children[e] + 1] += 1
     for s in range(count):
@@ -282,13 +270,50 @@ def backward(  # pragma: no cover (numba)
             child = children[e]
             parents[filled[child]] = s
             filled[child] += 1
-    queue = np.empty(count, dtype=np.int64)
-    head = 0
+    return parents_start, parents
+
+
+@_jit
+def first_ready(count: int, child_start: Any, remaining: Any, queue: Any) -> int:  # pragma: no cover
+    """Set ``remaining`` to each state's number of successors and queue the states without any (the
+    terminal ones); returns how many were queued."""
     tail = 0
     for s in range(count):
+        remaining[s] = child_start[s + 1] - child_start[s]
         if remaining[s] == 0:
             queue[tail] = s
             tail += 1
+    return tail
+
+
+@_jit
+def release(  # pragma: no cover (numba)
+    s: int, parents_start: Any, parents: Any, remaining: Any, queue: Any, tail: int,
+) -> int:
+    """State ``s`` valued: each predecessor has one successor fewer to wait for, and is queued when it
+    has none left; returns the queue's new end."""
+    for p in range(parents_start[s], parents_start[s + 1]):
+        parent = parents[p]
+        remaining[parent] -= 1
+        if remaining[parent] == 0:
+            queue[tail] = parent
+            tail += 1
+    return tail
+
+
+@_jit
+def backward(  # pragma: no cover (numba)
+    count: int, child_start: Any, children: Any, terminal: Any, goals: Any, mover: Any,
+    values: Any, length: Any, choice: Any,
+) -> int:
+    """Backward induction from the terminal states (Kahn's order over the graph reversed): the role to
+    move takes the successor best for itself, then the shorter line, then the first joint move; returns
+    how many states were valued (fewer than ``count`` when a state repeats)."""
+    remaining = np.zeros(count, dtype=np.int64)
+    queue = np.empty(count, dtype=np.int64)
+    parents_start, parents = reversed_graph(count, child_start, children)
+    head = 0
+    tail = first_ready(count, child_start, remaining, queue)
     while head < tail:
         s = queue[head]
         head += 1
@@ -311,10 +336,5 @@ def backward(  # pragma: no cover (numba)
             values[s, :] = values[children[best], :]
             length[s] = length[children[best]] + 1
             choice[s] = best - child_start[s]
-        for p in range(parents_start[s], parents_start[s + 1]):
-            parent = parents[p]
-            remaining[parent] -= 1
-            if remaining[parent] == 0:
-                queue[tail] = parent
-                tail += 1
+        tail = release(s, parents_start, parents, remaining, queue, tail)
     return tail

@@ -41,9 +41,24 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from gdl.errors import GameDefinitionError, NotTurnTakingError
+from gdl.errors import GameDefinitionError
 from gdl.game import Game, State
 from gdl.retrograde import DEFAULT_MEMORY, STATES, explore, principal_variation, values
+from gdl.retrograde_values import BACKWARD_INDUCTION as BY_BACKWARD_INDUCTION
+from gdl.retrograde_values import MIXED_MINIMAX as BY_MIXED_MINIMAX
+from gdl.retrograde_values import SECURITY as BY_SECURITY
+from gdl.retrograde_values import ExactValues
+from gdl.solution_concepts import (
+    Joint,
+    Value,
+    best_for_mover,
+    expected,
+    most_probable,
+    mover,
+    payoff,
+    security,
+    solve_matrix_game,
+)
 from gdl.syntax.model import Term
 
 BEST_GOAL = "best reachable goal (single player)"
@@ -119,6 +134,11 @@ class _Valuation:
             grouped.setdefault(self.players_part(joint), []).append(child)
         return grouped
 
+    def expected(self, values: _Values, state: State) -> dict[Joint, Value]:
+        """The players' joint moves at an inner state, each with its value in expectation over nature's
+        moves."""
+        return {joint: expected([values[c] for c in kids]) for joint, kids in self.outcomes(state).items()}
+
     def players_part(self, joint: tuple[int, ...]) -> tuple[int, ...]:
         """A joint move's indexes without nature's."""
         return joint if self.chance is None else joint[: self.chance] + joint[self.chance + 1 :]
@@ -127,16 +147,6 @@ class _Valuation:
         """The players' legal moves at an inner state."""
         moves = self.nodes[state].moves
         return moves if self.chance is None else moves[: self.chance] + moves[self.chance + 1 :]
-
-    @staticmethod
-    def expected(values: _Values, children: list[State]) -> tuple[Fraction | int, ...]:
-        """The mean of the successors' values: nature picks each of its moves with equal chance."""
-        if len(children) == 1:
-            return values[children[0]]
-        width = len(values[children[0]])
-        return tuple(
-            sum((Fraction(values[c][i]) for c in children), Fraction(0)) / len(children) for i in range(width)
-        )
 
 
 class _OutOfBudget(Exception):
@@ -157,7 +167,7 @@ def solve(
 ) -> Solution:
     """Solve ``game`` within ``budget`` seconds and at most ``max_states`` reachable states, from its
     initial state or from ``start`` (a state of the game, e.g. ``game.state("(cell 1 1 x) ...")``).
-    A turn-taking game of more than :data:`SMALL_GAME` states played by the compiled engine is solved by
+    A game of more than :data:`SMALL_GAME` states played by the compiled engine is solved by
     :mod:`gdl.retrograde`, whose arrays take at most ``memory`` bytes.
 
     ``progress(states, seconds)`` is called about every :data:`PROGRESS_EVERY` states expanded.
@@ -168,7 +178,7 @@ def solve(
     root = game.initial_state() if start is None else start
     if root.game is not game:
         raise ValueError("solve: the start state belongs to another game")
-    native = getattr(game.reasoner, "net", None) is not None and game.chance_role is None
+    native = getattr(game.reasoner, "net", None) is not None
     if not native or (max_states is not None and max_states <= SMALL_GAME):
         return _searched(game, root, started, budget, max_states, progress)
     # A small game is searched at once; a larger one goes to the native solver, whose kernels take a
@@ -176,10 +186,7 @@ def solve(
     small = _searched(game, root, started, budget, SMALL_GAME, progress)
     if small.solved or small.reason != OUT_OF_BUDGET or small.states < SMALL_GAME:
         return small
-    try:
-        return _solved_natively(game, root, started, budget, max_states, memory, progress)
-    except NotTurnTakingError:  # simultaneous moves
-        return _searched(game, root, started, budget, max_states, progress)
+    return _solved_natively(game, root, started, budget, max_states, memory, progress)
 
 
 #: Games of at most this many states are searched without the native solver.
@@ -210,32 +217,57 @@ def _searched(
     graph = _Valuation(game, nodes)
     turn_taking = all(sum(len(m) > 1 for m in graph.choices(s)) <= 1 for s in graph.inner)
     sums = {sum(n.goals) for n in nodes.values() if n.goals is not None}
-    constant_sum = len(sums) == 1
-    notes = [
-        f"{len(roles)} role(s); {'turn-taking' if turn_taking else 'simultaneous moves'}; "
-        f"{'constant-sum' if constant_sum else 'general-sum'} goals"
-    ]
-    if graph.chance is not None:
-        notes.append("nature (role 'random') moves uniformly: every value is an expected goal")
+    concept = _concept(len(roles), turn_taking, len(sums) == 1)
+    notes = _notes(len(roles), turn_taking, len(sums) == 1, graph.chance is not None)
+    strategies: tuple[list[Fraction], list[Fraction]] = ([], [])
     if turn_taking:
-        concept = BEST_GOAL if len(roles) == 1 else MINIMAX if len(roles) == 2 and constant_sum else (
-            BACKWARD_INDUCTION
-        )
         values, choice = _backward_induction(graph, order)
-    elif len(roles) == 2 and constant_sum:
-        concept = MIXED_MINIMAX
+    elif concept == MIXED_MINIMAX:
         values, choice, strategies = _mixed_minimax(graph, order, sums.pop())
     else:
-        concept = SECURITY
         values, choice = _security(graph, order, len(roles))
     pv = _principal_variation(game, graph, choice, root)
+    moves = graph.choices(root) if concept == MIXED_MINIMAX else ()
+    return _solution(game, concept, values[root], pv, len(nodes), started, notes, moves, strategies)
+
+
+def _concept(players: int, turn_taking: bool, constant_sum: bool) -> str:
+    """The concept a game is solved by (see the module docstring)."""
+    if turn_taking:
+        return BEST_GOAL if players == 1 else MINIMAX if players == 2 and constant_sum else BACKWARD_INDUCTION
+    return MIXED_MINIMAX if players == 2 and constant_sum else SECURITY
+
+
+def _notes(players: int, turn_taking: bool, constant_sum: bool, nature: bool) -> list[str]:
+    notes = [
+        f"{players} role(s); {'turn-taking' if turn_taking else 'simultaneous moves'}; "
+        f"{'constant-sum' if constant_sum else 'general-sum'} goals"
+    ]
+    if nature:
+        notes.append("nature (role 'random') moves uniformly: every value is an expected goal")
+    return notes
+
+
+def _solution(
+    game: Game,
+    concept: str,
+    value: Value,
+    pv: list[dict[str, str]],
+    states: int,
+    started: float,
+    notes: list[str],
+    moves: Sequence[Sequence[Term]],
+    strategies: tuple[list[Fraction], list[Fraction]],
+) -> Solution:
+    """A solved game's solution from its players' values at the start and, under mixed minimax, the
+    players' moves there and their optimal mixed strategies."""
+    roles = game.players
     solution = Solution(
-        True, concept, {r: _number(v) for r, v in zip(roles, values[root], strict=True)}, pv, len(nodes),
+        True, concept, {r: _number(v) for r, v in zip(roles, value, strict=True)}, pv, states,
         time.monotonic() - started, notes=notes,
-        exact_value={r: str(Fraction(v)) for r, v in zip(roles, values[root], strict=True)},
+        exact_value={r: str(Fraction(v)) for r, v in zip(roles, value, strict=True)},
     )
     if concept == MIXED_MINIMAX:
-        moves = graph.choices(root)
         solution.strategies = {
             role: {str(move): float(p) for move, p in zip(moves[r], strategies[r], strict=True) if p}
             for r, role in enumerate(roles)
@@ -252,7 +284,8 @@ def _solved_natively(
     memory: int,
     progress: Callable[[int, float], None] | None,
 ) -> Solution:
-    """A turn-taking game solved by :mod:`gdl.retrograde` (raises its ``NotTurnTakingError`` otherwise)."""
+    """A game with a network solved by :mod:`gdl.retrograde`: turn-taking games without nature in
+    integers, the others in exact fractions (:mod:`gdl.retrograde_values`)."""
     try:
         found, stopped = explore(game, root, started + budget, max_states, memory, progress)
     except GameDefinitionError as problem:
@@ -261,26 +294,39 @@ def _solved_natively(
     count = int(found.counters[STATES])
     if stopped:
         return Solution(False, "", {}, [], count, time.monotonic() - started, stopped)
-    valued = values(found)
-    if valued is None:
-        reason = "not solved: a state repeats, so the game may not end"
-        return Solution(False, "", {}, [], count, time.monotonic() - started, reason)
-    roles = game.roles
-    sums = set(found.goals[:count][found.terminal[:count]].sum(axis=1).tolist())
-    constant_sum = len(sums) == 1
-    concept = BEST_GOAL if len(roles) == 1 else MINIMAX if len(roles) == 2 and constant_sum else (
-        BACKWARD_INDUCTION
-    )
-    notes = [
-        f"{len(roles)} role(s); turn-taking; {'constant-sum' if constant_sum else 'general-sum'} goals",
-        "solved by retrograde analysis on the compiled network",
-    ]
-    value: dict[str, int | float] = {role: int(valued[0][0, r]) for r, role in enumerate(roles)}
-    pv = principal_variation(found, valued[2])
-    return Solution(
-        True, concept, value, pv, count, time.monotonic() - started, notes=notes,
-        exact_value={role: str(number) for role, number in value.items()},
-    )
+    players = [game.roles.index(p) for p in game.players]
+    terminal = found.terminal[:count]
+    choosers = (found.legal_counts[:count][~terminal][:, players] > 1).sum(axis=1)
+    turn_taking = bool((choosers <= 1).all())
+    sums = set(found.goals[:count][terminal][:, players].sum(axis=1).tolist())
+    concept = _concept(len(players), turn_taking, len(sums) == 1)
+    notes = _notes(len(players), turn_taking, len(sums) == 1, game.chance_role is not None)
+    notes.append(NATIVE)
+    repeats = "not solved: a state repeats, so the game may not end"
+    if turn_taking and game.chance_role is None:
+        valued = values(found)
+        if valued is None:
+            return Solution(False, "", {}, [], count, time.monotonic() - started, repeats)
+        value = tuple(int(v) for v in valued[0][0])
+        pv = principal_variation(found, lambda s: int(valued[2][s]))
+        return _solution(game, concept, value, pv, count, started, notes, (), ([], []))
+    kind = BY_MIXED_MINIMAX if concept == MIXED_MINIMAX else BY_SECURITY
+    if turn_taking:
+        kind = BY_BACKWARD_INDUCTION
+    exact = ExactValues(found, kind, sums.pop() if len(sums) == 1 else 0)
+    if not exact.run():
+        return Solution(False, "", {}, [], count, time.monotonic() - started, repeats)
+    pv = principal_variation(found, exact.chosen)
+    moves: Sequence[Sequence[Term]] = ()
+    strategies: tuple[list[Fraction], list[Fraction]] = ([], [])
+    if concept == MIXED_MINIMAX:
+        moves = [found.state(0).legal_moves(role) for role in game.players]
+        strategies = exact.strategies(0)[1:]
+    return _solution(game, concept, exact.value(0), pv, count, started, notes, moves, strategies)
+
+
+#: The note of a solution found by the native solver.
+NATIVE = "solved by retrograde analysis on the compiled network"
 
 
 def _imperfect_information() -> str:
@@ -346,8 +392,8 @@ def _explore(
     return order
 
 
-_Values = dict[State, tuple[Fraction | int, ...]]
-_Choices = dict[State, tuple[int, ...]]
+_Values = dict[State, Value]
+_Choices = dict[State, Joint]
 
 
 def _backward_induction(graph: _Valuation, order: list[State]) -> tuple[_Values, _Choices]:
@@ -361,12 +407,12 @@ def _backward_induction(graph: _Valuation, order: list[State]) -> tuple[_Values,
         if node.goals is not None:
             values[state], length[state] = node.goals, 0
             continue
-        mover = next((r for r, m in enumerate(graph.choices(state)) if len(m) > 1), 0)
+        role = mover([len(m) for m in graph.choices(state)])
         outcomes = graph.outcomes(state)
-        expected = {joint: graph.expected(values, children) for joint, children in outcomes.items()}
+        valued = graph.expected(values, state)
         longest = {joint: max(length[c] for c in children) for joint, children in outcomes.items()}
-        joint = max(outcomes, key=lambda j: (expected[j][mover], -longest[j]))
-        values[state], length[state], choice[state] = expected[joint], longest[joint] + 1, joint
+        joint = best_for_mover(valued, longest, role)
+        values[state], length[state], choice[state] = valued[joint], longest[joint] + 1, joint
     return values, choice
 
 
@@ -379,18 +425,8 @@ def _security(graph: _Valuation, order: list[State], role_count: int) -> tuple[_
         if node.goals is not None:
             values[state] = node.goals
             continue
-        expected = {joint: graph.expected(values, kids) for joint, kids in graph.outcomes(state).items()}
-        secured: list[Fraction | int] = []
-        moves: list[int] = []
-        for r in range(role_count):
-            worst_after: dict[int, Fraction | int] = {}
-            for joint, outcome in expected.items():
-                value = outcome[r]
-                worst_after[joint[r]] = min(worst_after.get(joint[r], 101), value)
-            best = max(worst_after, key=lambda i: (worst_after[i], -i))
-            secured.append(worst_after[best])
-            moves.append(best)
-        values[state], choice[state] = tuple(secured), tuple(moves)
+        outcomes = graph.expected(values, state)
+        values[state], choice[state] = security(outcomes, role_count)
     return values, choice
 
 
@@ -406,68 +442,13 @@ def _mixed_minimax(
         if node.goals is not None:
             values[state] = node.goals
             continue
-        outcomes = graph.outcomes(state)
+        outcomes = graph.expected(values, state)
         rows, columns = (len(m) for m in graph.choices(state))
-        payoff = [[graph.expected(values, outcomes[(i, j)])[0] for j in range(columns)] for i in range(rows)]
-        value, row_strategy, column_strategy = solve_matrix_game(payoff)
+        value, row_strategy, column_strategy = solve_matrix_game(payoff(outcomes, rows, columns))
         values[state] = (value, constant - value)
-        choice[state] = (_most_probable(row_strategy), _most_probable(column_strategy))
+        choice[state] = (most_probable(row_strategy), most_probable(column_strategy))
         strategies = (row_strategy, column_strategy)  # the last state valued is the root
     return values, choice, strategies
-
-
-def _most_probable(strategy: list[Fraction]) -> int:
-    return max(range(len(strategy)), key=lambda i: (strategy[i], -i))
-
-
-def solve_matrix_game(
-    payoff: Sequence[Sequence[Fraction | int]],
-) -> tuple[Fraction, list[Fraction], list[Fraction]]:
-    """The value and optimal mixed strategies (row's, column's) of a zero-sum matrix game, exactly.
-
-    The row player gets ``payoff[i][j]`` and maximises, the column player minimises it. After shifting
-    every entry to at least 1, the column player's linear program -- maximise ``sum(w)`` subject to
-    ``payoff @ w <= 1``, ``w >= 0`` -- is solved by the simplex method with Bland's rule (no cycling)
-    over fractions; the value is ``1 / sum(w)`` unshifted and the row strategy comes from the duals.
-
-    >>> solve_matrix_game([[100, 0], [0, 50]])[:2]   # value 100*50/150; row plays 1/3, 2/3
-    (Fraction(100, 3), [Fraction(1, 3), Fraction(2, 3)])
-    """
-    m, n = len(payoff), len(payoff[0])
-    if m == 1 or n == 1:  # one side has no choice: plain min or max
-        flat = [Fraction(x) for row in payoff for x in row]
-        best = (min if m == 1 else max)(range(len(flat)), key=lambda k: flat[k])
-        return flat[best], _unit(m, 0 if m == 1 else best), _unit(n, best if m == 1 else 0)
-    shift = 1 - min(min(row) for row in payoff)
-    tableau = [
-        [Fraction(x) + shift for x in row] + [Fraction(int(i == k)) for k in range(m)] + [Fraction(1)]
-        for i, row in enumerate(payoff)
-    ]
-    objective = [Fraction(-1)] * n + [Fraction(0)] * (m + 1)
-    basis = list(range(n, n + m))
-    while (entering := next((j for j in range(n + m) if objective[j] < 0), None)) is not None:
-        leaving = min(
-            (i for i in range(m) if tableau[i][entering] > 0),
-            key=lambda i: (tableau[i][-1] / tableau[i][entering], basis[i]),
-        )
-        pivot = tableau[leaving][entering]
-        tableau[leaving] = [x / pivot for x in tableau[leaving]]
-        for row in [*tableau[:leaving], *tableau[leaving + 1 :], objective]:
-            factor = row[entering]
-            if factor:
-                row[:] = [x - factor * y for x, y in zip(row, tableau[leaving], strict=True)]
-        basis[leaving] = entering
-    shifted_value = 1 / objective[-1]
-    column = [Fraction(0)] * n
-    for i, variable in enumerate(basis):
-        if variable < n:
-            column[variable] = tableau[i][-1] * shifted_value
-    row_strategy = [objective[n + i] * shifted_value for i in range(m)]
-    return shifted_value - shift, row_strategy, column
-
-
-def _unit(size: int, index: int) -> list[Fraction]:
-    return [Fraction(int(i == index)) for i in range(size)]
 
 
 def _principal_variation(

@@ -1,7 +1,8 @@
-"""gdl.retrograde: solving turn-taking games natively gives exactly the answers of the search over states."""
+"""gdl.retrograde: solving games natively gives exactly the answers of the search over states."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from support.graph_games import GraphGame
 from support.paths import GAMES
 
 import gdl
+import gdl.retrograde_values
 import gdl.solve
 from gdl.solve import Solution, solve
 
@@ -33,45 +35,108 @@ def _both(text: str, **options: object) -> tuple[Solution, Solution]:
 
 
 def _same(native: Solution, searched: Solution) -> None:
+    """The same answer, every concept compared exactly (the native solver adds a note that it ran)."""
     assert native.solved == searched.solved, (native.reason, searched.reason)
     if native.solved:
-        assert "solved by retrograde analysis on the compiled network" in native.notes
-        assert (native.concept, native.value, native.pv, native.states) == (
-            searched.concept, searched.value, searched.pv, searched.states,
-        )
+        assert native.notes == [*searched.notes, gdl.solve.NATIVE]
+        fields = ("concept", "exact_value", "value", "pv", "strategies", "states")
+        assert [getattr(native, f) for f in fields] == [getattr(searched, f) for f in fields]
     else:
         assert native.reason.split(":")[0] == searched.reason.split(":")[0]
 
 
 @st.composite
-def turn_taking_games(draw: st.DrawFn) -> GraphGame:
-    """Small explicit games where one role moves in each state (its successors later states, or any
-    state), with goals that may be missing."""
-    names = draw(st.sampled_from([("r0",), ("r0", "r1"), ("r0", "r1", "r2")]))
+def graph_games(
+    draw: st.DrawFn, simultaneous: bool = False, nature: bool = False, zero_sum: bool = False
+) -> GraphGame:
+    """Small explicit games (successors later states, or any state) where one player moves in each
+    state or, if ``simultaneous``, any of them; with nature (the role ``random``, anywhere among the
+    roles) moving too if ``nature``; goals that may be missing, or constant-sum ones (always, and two
+    players, if ``zero_sum``)."""
+    choices = [("r0", "r1")] if zero_sum else [("r0",), ("r0", "r1"), ("r0", "r1", "r2")]
+    players = draw(st.sampled_from(choices))
+    names = list(players)
+    if nature:
+        names.insert(draw(st.integers(0, len(players))), "random")
     states = draw(st.integers(1, 14))
     acyclic = draw(st.booleans())
     terminal = tuple(draw(st.booleans()) or state == states - 1 for state in range(states))
+    constant_sum = zero_sum or (len(players) == 2 and draw(st.booleans()))
     value = st.sampled_from([0, 25, 50, 100]) if draw(st.booleans()) else st.one_of(
         st.none(), st.sampled_from([0, 50, 100])
     )
-    goals = tuple(tuple(draw(value) for _ in names) for _ in range(states))
+    goals = []
+    for _ in range(states):
+        split = st.sampled_from([0, 10, 25, 50, 60, 100])
+        drawn = [draw(split) if constant_sum else draw(value) for _ in players]
+        if constant_sum:
+            drawn[1] = 100 - drawn[0]  # type: ignore[operator]
+        goals.append(tuple(None if name == "random" else drawn[players.index(name)] for name in names))
     moves = []
     for _ in range(states):
-        counts = [1] * len(names)
-        counts[draw(st.integers(0, len(names) - 1))] = draw(st.integers(1, 3))
+        if simultaneous:
+            counts = [draw(st.integers(1, 3)) for _ in names]
+        else:
+            counts = [1] * len(names)
+            counts[names.index(draw(st.sampled_from(players)))] = draw(st.integers(1, 3))
+        if nature:
+            counts[names.index("random")] = draw(st.integers(1, 3))
         moves.append(tuple(counts))
     successor = {}
     for state in range(states):
         for joint in itertools.product(*(range(n) for n in moves[state])):
             low = state + 1 if acyclic and state < states - 1 else 0
             successor[(state, joint)] = draw(st.integers(low, states - 1))
-    return GraphGame(names, terminal, goals, tuple(moves), successor)
+    return GraphGame(tuple(names), terminal, tuple(goals), tuple(moves), successor)
 
 
-@settings(max_examples=40)
-@given(turn_taking_games())
+@contextlib.contextmanager
+def _valued(where: str) -> Iterator[None]:
+    """Exact values from the kernel as far as it goes, or (the bound on its fractions tiny, a state at a
+    time) mostly from Python."""
+    with pytest.MonkeyPatch.context() as patch:
+        if where == "python":
+            patch.setattr(gdl.retrograde_values, "LARGEST_PRODUCT", 2**16)
+            patch.setattr(gdl.retrograde_values, "DEFERRED_AT_ONCE", 1)
+        yield
+
+
+@settings(max_examples=40, deadline=None)
+@given(graph_games())
 def test_random_turn_taking_games_get_the_searchs_answers(game: GraphGame) -> None:
     _same(*_both(game.kif()))
+
+
+@pytest.mark.parametrize("where", ["kernel", "python"])
+@settings(max_examples=30, deadline=None)
+@given(graph_games(simultaneous=True))
+def test_random_simultaneous_games_get_the_searchs_answers(where: str, game: GraphGame) -> None:
+    with _valued(where):
+        _same(*_both(game.kif()))
+
+
+@pytest.mark.parametrize("where", ["kernel", "python"])
+@settings(max_examples=30, deadline=None)
+@given(graph_games(simultaneous=True, zero_sum=True))
+def test_random_simultaneous_zero_sum_games_get_the_searchs_answers(where: str, game: GraphGame) -> None:
+    with _valued(where):
+        _same(*_both(game.kif()))
+
+
+@pytest.mark.parametrize("where", ["kernel", "python"])
+@settings(max_examples=30, deadline=None)
+@given(graph_games(nature=True))
+def test_random_turn_taking_games_with_nature_get_the_searchs_answers(where: str, game: GraphGame) -> None:
+    with _valued(where):
+        _same(*_both(game.kif()))
+
+
+@pytest.mark.parametrize("where", ["kernel", "python"])
+@settings(max_examples=30, deadline=None)
+@given(graph_games(simultaneous=True, nature=True))
+def test_random_simultaneous_games_with_nature_get_the_searchs_answers(where: str, game: GraphGame) -> None:
+    with _valued(where):
+        _same(*_both(game.kif()))
 
 
 @pytest.mark.parametrize("name", ["tictactoe.kif", "nim.kif", "buttons.kif"])
@@ -95,9 +160,16 @@ def test_a_state_space_that_will_not_fit_is_refused_with_its_size(tmp_path: Path
     assert "would not fit in 0.3 MiB" in solution.reason and "bytes a state" in solution.reason
 
 
-def test_simultaneous_moves_are_left_to_the_search() -> None:
-    solution = solve(gdl.load(GAMES / "rps.kif"))
-    assert solution.solved and "solved by retrograde analysis on the compiled network" not in solution.notes
+def test_rock_paper_scissors_is_solved_natively_in_mixed_strategies() -> None:
+    native, searched = _both((GAMES / "rps.kif").read_text())
+    third = {"rock": 1 / 3, "paper": 1 / 3, "scissors": 1 / 3}
+    assert native.strategies == {"left": third, "right": third}
+    _same(native, searched)
+
+
+def test_a_game_without_a_network_is_left_to_the_search() -> None:
+    solution = solve(gdl.parse((GAMES / "rps.kif").read_text(), engine="datalog"))
+    assert solution.solved and gdl.solve.NATIVE not in solution.notes
 
 
 def test_by_default_small_games_are_searched_and_larger_ones_solved_natively() -> None:
@@ -105,6 +177,5 @@ def test_by_default_small_games_are_searched_and_larger_ones_solved_natively() -
         patch.setattr(gdl.solve, "SMALL_GAME", 2_000)
         buttons = solve(gdl.load(GAMES / "buttons.kif"))  # 22 states
         tictactoe = solve(gdl.load(GAMES / "tictactoe.kif"))  # 5,478 states
-    native = "solved by retrograde analysis on the compiled network"
-    assert buttons.solved and native not in buttons.notes
-    assert tictactoe.solved and native in tictactoe.notes and tictactoe.states == 5478
+    assert buttons.solved and gdl.solve.NATIVE not in buttons.notes
+    assert tictactoe.solved and gdl.solve.NATIVE in tictactoe.notes and tictactoe.states == 5478
