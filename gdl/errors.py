@@ -258,5 +258,4 @@ class DomainTooLargeError(GameTooLargeError):
 
 
 class NotTurnTakingError(GdlError):
-    """A game the native solver does not take (a state where several roles choose, or no network); the
-    search over states solves it."""
+    """A game the native solver does not take (it has no network); the search over states solves it."""

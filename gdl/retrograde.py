@@ -1,11 +1,12 @@
-"""Solving turn-taking games at engine speed: the reachable states as packed bits explored by a native
-kernel over the compiled network, then valued backwards from the terminal states.
+"""Solving games at engine speed: the reachable states as packed bits explored by a native kernel over
+the compiled network, then valued backwards from the terminal states.
 
-:func:`gdl.solve.solve` tries this first. It applies to a game played by the compiled engine (its
-propositional network) whose every state has at most one role with a choice; it gives the same answers
-as the search over :class:`gdl.game.State` objects (the same concepts, values, tie-breaks and principal
-variation), at a few hundred thousand states per CPU-second instead of a few thousand. A game it does not
-apply to (simultaneous moves, no network) goes to that search.
+:func:`gdl.solve.solve` uses this for a game played by the compiled engine (its propositional network)
+of more than a few thousand states; it gives the same answers as the search over
+:class:`gdl.game.State` objects (the same concepts, values, tie-breaks, principal variation and mixed
+strategies), at a few hundred thousand states per CPU-second instead of a few thousand. A turn-taking
+game without nature is valued here in integers (:func:`values`); a game with simultaneous moves or
+nature in exact fractions by :mod:`gdl.retrograde_values`. A game without a network goes to the search.
 
 **How.** States are rows of bytes in a hash table (numpy arrays: no Python object per state), expanded
 breadth first by a numba kernel (:mod:`gdl.retrograde_kernel`) that evaluates the network's schedule
@@ -14,9 +15,10 @@ per joint move for the successor. The graph is kept as compressed rows of succes
 then propagated from the terminal states through the graph reversed, each state taken once its last
 successor is valued (Kahn's order), so that a state that repeats is found (a state never valued).
 
-**Memory.** A state costs about ``b + 62 + 4 r + 16 m`` bytes (``b`` the bytes of its base propositions,
-``r`` the roles, ``m`` its joint moves): its row, two hash slots, its successors and its values, and the
-graph reversed while valuing. The exploration stops with a clear reason before its arrays would pass
+**Memory.** A state costs about ``b + 62 + 22 r + 16 m`` bytes (``b`` the bytes of its base propositions,
+``r`` the roles, ``m`` its joint moves): its row, two hash slots, its successors, its legal moves' counts
+and its values (a numerator and a denominator per player when they are fractions), and the graph
+reversed while valuing. The exploration stops with a clear reason before its arrays would pass
 ``memory`` bytes (:data:`DEFAULT_MEMORY`).
 """
 
