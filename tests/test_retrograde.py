@@ -11,12 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.graph_games import GraphGame
-from support.paths import GAMES
+from support.paths import CORPUS, GAMES, shared_path
 
 import gdl
 import gdl.retrograde_values
 import gdl.solve
 from gdl.solve import Solution, solve
+from gdl.syntax import read
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -144,6 +145,37 @@ def test_bundled_games_get_the_searchs_answers(name: str) -> None:
     text = (GAMES / name).read_text()
     native, searched = _both(text)
     assert native.solved
+    _same(native, searched)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "games/roshambo2.kif",  # mixed minimax
+        "games/gt_prisoner.kif",  # security values
+        pytest.param("games/snake2p.kif", marks=pytest.mark.slow),  # 9,505 states
+        pytest.param("games/simultaneoustictactoe.kif", marks=pytest.mark.slow),  # 12,829 states
+    ],
+)
+def test_corpus_games_with_simultaneous_moves_get_the_searchs_answers(name: str) -> None:
+    native, searched = _both(shared_path(CORPUS / name).read_text())
+    assert native.solved
+    _same(native, searched)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "games/montyhall.kif",  # one player
+        "gdl2/MontyHall2.gdl",  # two players choosing at once
+        "games/meier.kif",  # 3,382 states, denominators past 2^64
+    ],
+)
+def test_corpus_games_with_nature_seen_by_all_get_the_searchs_answers(name: str) -> None:
+    """GDL-II games with their percepts left out: every role sees everything, nature still moves."""
+    program = read(shared_path(CORPUS / name).read_text(), name).program
+    native, searched = _both("\n".join(str(rule) for rule in program.rules if rule.head.relation != "sees"))
+    assert native.solved and any("nature" in note for note in native.notes)
     _same(native, searched)
 
 
