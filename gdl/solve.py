@@ -43,7 +43,7 @@ from typing import Any
 
 from gdl.errors import GameDefinitionError
 from gdl.game import Game, State
-from gdl.retrograde import DEFAULT_MEMORY, STATES, explore, principal_variation, values
+from gdl.retrograde import DEFAULT_MEMORY, STATES, Exploration, explore, principal_variation, values
 from gdl.retrograde_values import BACKWARD_INDUCTION as BY_BACKWARD_INDUCTION
 from gdl.retrograde_values import MIXED_MINIMAX as BY_MIXED_MINIMAX
 from gdl.retrograde_values import SECURITY as BY_SECURITY
@@ -181,16 +181,19 @@ def solve(
     native = getattr(game.reasoner, "net", None) is not None
     if not native or (max_states is not None and max_states <= SMALL_GAME):
         return _searched(game, root, started, budget, max_states, progress)
-    # A small game is searched at once; a larger one goes to the native solver, whose kernels take a
-    # moment to load (the search's states so far are a small part of its work).
-    small = _searched(game, root, started, budget, SMALL_GAME, progress)
-    if small.solved or small.reason != OUT_OF_BUDGET or small.states < SMALL_GAME:
+    # A small game is searched at once (in a share of the budget: with many joint moves a state, a few
+    # states may take long); a larger one goes to the native solver, whose kernels take a moment to load
+    # (the search's states so far are a small part of its work).
+    small = _searched(game, root, started, budget * SMALL_GAME_SHARE, SMALL_GAME, progress)
+    if small.solved or small.reason != OUT_OF_BUDGET:
         return small
     return _solved_natively(game, root, started, budget, max_states, memory, progress)
 
 
 #: Games of at most this many states are searched without the native solver.
 SMALL_GAME = 2_000
+#: The share of the budget the search of a small game may take before the native solver has its turn.
+SMALL_GAME_SHARE = 0.25
 OUT_OF_BUDGET = "not solved within budget"
 
 
@@ -291,9 +294,17 @@ def _solved_natively(
     except GameDefinitionError as problem:
         reason = f"not solved: the rules break GDL: {problem}"
         return Solution(False, "", {}, [], 0, time.monotonic() - started, reason)
-    count = int(found.counters[STATES])
     if stopped:
-        return Solution(False, "", {}, [], count, time.monotonic() - started, stopped)
+        return Solution(False, "", {}, [], int(found.counters[STATES]), time.monotonic() - started, stopped)
+    return native_solution(found, started)
+
+
+def native_solution(found: Exploration, started: float) -> Solution:
+    """The solution of a game whose every reachable state ``found`` holds (from the state numbered 0),
+    ``started`` when the solving did (a :func:`time.monotonic` time): turn-taking games without nature
+    valued in integers, the others in exact fractions (:mod:`gdl.retrograde_values`)."""
+    game = found.game
+    count = int(found.counters[STATES])
     players = [game.roles.index(p) for p in game.players]
     terminal = found.terminal[:count]
     choosers = (found.legal_counts[:count][~terminal][:, players] > 1).sum(axis=1)

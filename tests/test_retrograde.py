@@ -50,20 +50,20 @@ def _same(native: Solution, searched: Solution) -> None:
 def graph_games(
     draw: st.DrawFn, simultaneous: bool = False, nature: bool = False, zero_sum: bool = False
 ) -> GraphGame:
-    """Small explicit games (successors later states, or any state) where one player moves in each
-    state or, if ``simultaneous``, any of them; with nature (the role ``random``, anywhere among the
-    roles) moving too if ``nature``; goals that may be missing, or constant-sum ones (always, and two
-    players, if ``zero_sum``)."""
+    """Small explicit games, most often solvable (successors later states, or any state), where one
+    player moves in each state or, if ``simultaneous``, any of them; with nature (the role ``random``,
+    anywhere among the roles) moving too if ``nature``; goals that may be missing, or constant-sum ones
+    (always, and two players, if ``zero_sum``)."""
     choices = [("r0", "r1")] if zero_sum else [("r0",), ("r0", "r1"), ("r0", "r1", "r2")]
     players = draw(st.sampled_from(choices))
     names = list(players)
     if nature:
         names.insert(draw(st.integers(0, len(players))), "random")
     states = draw(st.integers(1, 14))
-    acyclic = draw(st.booleans())
-    terminal = tuple(draw(st.booleans()) or state == states - 1 for state in range(states))
+    acyclic = draw(st.integers(0, 3)) > 0
+    terminal = tuple(draw(st.integers(0, 2)) == 0 or state == states - 1 for state in range(states))
     constant_sum = zero_sum or (len(players) == 2 and draw(st.booleans()))
-    value = st.sampled_from([0, 25, 50, 100]) if draw(st.booleans()) else st.one_of(
+    value = st.sampled_from([0, 25, 50, 100]) if draw(st.integers(0, 3)) > 0 else st.one_of(
         st.none(), st.sampled_from([0, 50, 100])
     )
     goals = []

@@ -17,8 +17,8 @@ import statistics
 import time
 
 import gdl
-from gdl.retrograde import explore, values
-from gdl.solve import solve
+from gdl.retrograde import explore
+from gdl.solve import native_solution, solve
 
 
 def main() -> None:
@@ -40,7 +40,7 @@ def main() -> None:
             found, stopped = explore(game, root, float("inf"), None, 16 << 30, None)
             explored = time.process_time() - started
             started = time.process_time()
-            values(found)
+            native_solution(found, time.monotonic())
             backs.append(time.process_time() - started)
             count = int(found.counters[0])
             rates.append(count / explored)
