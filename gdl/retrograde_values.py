@@ -103,7 +103,8 @@ class ExactValues:
         """State ``s``'s values."""
         if self.big[s]:
             return self.held[s]
-        return tuple(Fraction(int(n), int(d)) for n, d in zip(self.num[s], self.den[s], strict=True))
+        pairs = zip(self.num[s].tolist(), self.den[s].tolist(), strict=True)
+        return tuple(n if d == 1 else Fraction(n, d) for n, d in pairs)
 
     def choices(self, s: int) -> list[int]:
         """Each player's number of legal moves at inner state ``s``."""
