@@ -109,33 +109,22 @@ def test_random_turn_taking_games_get_the_searchs_answers(game: GraphGame) -> No
 
 
 @pytest.mark.parametrize("where", ["kernel", "python"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        {"simultaneous": True},  # security values (and mixed minimax at times)
+        {"simultaneous": True, "zero_sum": True},  # mixed minimax
+        {"nature": True},  # backward induction in expectation
+        {"simultaneous": True, "nature": True},
+    ],
+    ids=["simultaneous", "zero-sum", "nature", "simultaneous-nature"],
+)
 @settings(max_examples=30, deadline=None)
-@given(graph_games(simultaneous=True))
-def test_random_simultaneous_games_get_the_searchs_answers(where: str, game: GraphGame) -> None:
-    with _valued(where):
-        _same(*_both(game.kif()))
-
-
-@pytest.mark.parametrize("where", ["kernel", "python"])
-@settings(max_examples=30, deadline=None)
-@given(graph_games(simultaneous=True, zero_sum=True))
-def test_random_simultaneous_zero_sum_games_get_the_searchs_answers(where: str, game: GraphGame) -> None:
-    with _valued(where):
-        _same(*_both(game.kif()))
-
-
-@pytest.mark.parametrize("where", ["kernel", "python"])
-@settings(max_examples=30, deadline=None)
-@given(graph_games(nature=True))
-def test_random_turn_taking_games_with_nature_get_the_searchs_answers(where: str, game: GraphGame) -> None:
-    with _valued(where):
-        _same(*_both(game.kif()))
-
-
-@pytest.mark.parametrize("where", ["kernel", "python"])
-@settings(max_examples=30, deadline=None)
-@given(graph_games(simultaneous=True, nature=True))
-def test_random_simultaneous_games_with_nature_get_the_searchs_answers(where: str, game: GraphGame) -> None:
+@given(data=st.data())
+def test_random_games_with_simultaneous_moves_or_nature_get_the_searchs_answers(
+    where: str, kind: dict[str, bool], data: st.DataObject
+) -> None:
+    game = data.draw(graph_games(**kind))
     with _valued(where):
         _same(*_both(game.kif()))
 
