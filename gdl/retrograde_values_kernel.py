@@ -61,6 +61,15 @@ def _outcomes(  # pragma: no cover (numba)
     if nature > limit:
         return -1
     outcomes: int = joints // nature
+    if nature == 1:  # each joint move of the players has one successor: its values as they are
+        for p in range(outcomes):
+            child = children[start + p]
+            if big[child]:
+                return -1
+            out_num[p, :] = num[child, :]
+            out_den[p, :] = den[child, :]
+            out_length[p] = length[child]
+        return outcomes
     out_den[:outcomes, :] = 1
     out_num[:outcomes, :] = 0
     out_length[:outcomes] = 0
@@ -81,15 +90,14 @@ def _outcomes(  # pragma: no cover (numba)
         p = (j // (after * nature)) * after + j % after
         for r in range(players):
             out_num[p, r] += num[child, r] * (out_den[p, r] // den[child, r])
-    if nature > 1:
-        for p in range(outcomes):
-            for r in range(players):
-                whole = out_den[p, r] * nature
-                common = _gcd(out_num[p, r], whole)
-                out_num[p, r] //= common
-                out_den[p, r] = whole // common
-                if out_den[p, r] > limit:
-                    return -1
+    for p in range(outcomes):
+        for r in range(players):
+            whole = out_den[p, r] * nature
+            common = _gcd(out_num[p, r], whole)
+            out_num[p, r] //= common
+            out_den[p, r] = whole // common
+            if out_den[p, r] > limit:
+                return -1
     return outcomes
 
 
