@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from gdl.errors import PlayerSpecError
 from gdl.players.base import Player
+from gdl.players.equilibrium import EquilibriumPlayer
 from gdl.players.human import HumanPlayer
 from gdl.players.hyperplay import HyperPlayer
 from gdl.players.legal import LegalPlayer
@@ -36,7 +37,9 @@ if TYPE_CHECKING:
 #: Player kinds by name.
 PLAYER_KINDS: dict[str, type[Player]] = {
     kind.name: kind
-    for kind in (RandomPlayer, LegalPlayer, HumanPlayer, MinimaxPlayer, MctsPlayer, HyperPlayer)
+    for kind in (
+        RandomPlayer, LegalPlayer, HumanPlayer, MinimaxPlayer, MctsPlayer, HyperPlayer, EquilibriumPlayer
+    )
 }
 
 #: Option types that can be written as text, with their converters.

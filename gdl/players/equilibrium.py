@@ -1,0 +1,105 @@
+"""The equilibrium player: small games of hidden information solved during the start clock, then played
+by the strategy found.
+
+At :meth:`EquilibriumPlayer.start` the player builds the game's extensive form
+(:func:`gdl.extensive.from_gdl.extensive_from_gdl`) and solves it
+(:func:`gdl.extensive.solving.solve_extensive`, the sequence-form LP by default), both within the start
+clock. In a two-player constant-sum game the
+strategy found is a Nash equilibrium, so the player's expected goal is at least the game's value against
+any opponent (up to the strategy's exploitability, which the solution states); alone against nature it is
+the best policy. Each move is then drawn from the strategy at the player's information state, which is
+the key the extensive form gives its information sets (:meth:`gdl.views.View.information_state`).
+
+When the game has no extensive form the solvers take (more than two players, general-sum goals), or
+building or solving it does not fit in the start clock, the player says why in :meth:`info` and plays as
+the hyperplay player (:class:`gdl.players.hyperplay.HyperPlayer`) instead.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from gdl.errors import GdlError
+from gdl.extensive.from_gdl import extensive_from_gdl
+from gdl.extensive.solving import solve_extensive
+from gdl.game import Game, State
+from gdl.players.base import Player, at_least
+from gdl.players.hyperplay import HyperPlayer
+from gdl.syntax.model import Term
+from gdl.views import View
+
+#: The share of the start clock (less the margin) that building the extensive form may take; solving
+#: it gets the rest.
+BUILD_SHARE = 0.5
+
+
+class EquilibriumPlayer(Player):
+    """Plays an equilibrium strategy of the game's extensive form, solved at the start (see the module
+    docstring); ``method`` is ``"lp"`` or ``"cfr"``."""
+
+    name = "equilibrium"
+
+    def __init__(
+        self, method: str = "lp", max_nodes: int = 200_000, seed: int | None = None, margin: float = 0.5
+    ) -> None:
+        if method not in ("lp", "cfr"):
+            raise ValueError(f"equilibrium method must be 'lp' or 'cfr', got {method!r}")
+        at_least("equilibrium", "max_nodes", max_nodes, 1)
+        at_least("equilibrium", "margin", margin, 0)
+        self.method = method
+        self.max_nodes = max_nodes
+        self.seed = seed
+        self.margin = margin
+        self._rng = random.Random(seed)
+        self._strategy: dict[str, dict[str, float]] | None = None
+        self._fallback = HyperPlayer(seed=seed)
+        self._solution: dict[str, Any] = {}
+
+    def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
+        super().start(game, role, start_clock, play_clock)
+        self._rng = random.Random(self.seed)
+        began = time.monotonic()
+        self._strategy = None
+        self._solution = {}
+        left = max(0.0, start_clock - self.margin)
+        try:
+            tree = extensive_from_gdl(game, max_nodes=self.max_nodes, seconds=left * BUILD_SHARE)
+            solution = solve_extensive(tree, self.method, seconds=max(0.0, left - (time.monotonic() - began)))
+        except (GdlError, ValueError) as problem:
+            self._solution = {"solved": False, "reason": str(problem)}
+        else:
+            self._strategy = solution.strategies.get(role, {})
+            self._solution = {
+                "solved": solution.solved,
+                "method": solution.method,
+                "exploitability": solution.exploitability,
+                "value": float(solution.value[role] + float(tree.goal_offset)),
+                "information_sets": len(self._strategy),
+            }
+        remaining = start_clock - (time.monotonic() - began)
+        self._fallback.start(game, role, max(0.0, remaining), play_clock)
+        self._info = dict(self._solution)
+
+    def play_view(self, view: View, deadline: float) -> Term:
+        """The move drawn from the strategy at ``view``'s information state (hyperplay's when unsolved)."""
+        strategy = None if self._strategy is None else self._strategy.get(view.information_state())
+        if strategy is None:
+            return self._fallback.play_view(view, deadline)
+        by_label = {str(move): move for move in view.legal}
+        labels = [label for label in strategy if label in by_label]
+        weights = [max(0.0, strategy[label]) for label in labels]
+        if not labels or sum(weights) <= 0:
+            return self._fallback.play_view(view, deadline)
+        return by_label[self._rng.choices(labels, weights)[0]]
+
+    def play(self, state: State, deadline: float) -> Term:
+        """A game played with states (no hidden information) is played as hyperplay plays it."""
+        return self._fallback.play(state, deadline)
+
+    def stop_view(self, view: View) -> None:
+        self._fallback.stop_view(view)
+
+    def stop(self, state: State) -> None:
+        self._fallback.stop(state)
