@@ -14,7 +14,7 @@ import gdl
 from gdl.extensive.from_gdl import extensive_from_gdl
 from gdl.extensive.solving import solve_extensive
 from gdl.match import Match
-from gdl.players import make_player
+from gdl.players import equilibrium, make_player
 from gdl.players.equilibrium import EquilibriumPlayer
 from gdl.syntax.model import Term
 from gdl.views import View
@@ -96,3 +96,18 @@ def test_the_measuring_tool_plays_each_seat_against_the_equilibrium(
     assert [row.split("|")[2].strip() for row in rows] == ["player1", "player2"]
     values = [float(row.split("|")[3]) for row in rows]
     assert values[0] + values[1] == pytest.approx(100)  # constant-sum: the seats' values add up
+
+
+def test_the_same_rules_are_solved_once_in_a_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    game = gdl.load(GAMES / "kuhn.kif")
+    first = EquilibriumPlayer(max_nodes=150_000)
+    first.start(game, "player2", 30, 5)
+    assert first.info()["solved"]
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("solved again")
+
+    monkeypatch.setattr(equilibrium, "extensive_from_gdl", refuse)
+    again = EquilibriumPlayer(max_nodes=150_000)
+    again.start(gdl.load(GAMES / "kuhn.kif"), "player1", 30, 5)  # the same rules, loaded anew
+    assert again.info()["solved"] and again.info()["value"] == pytest.approx(50 - 1 / 18)

@@ -10,6 +10,9 @@ any opponent (up to the strategy's exploitability, which the solution states); a
 the best policy. Each move is then drawn from the strategy at the player's information state, which is
 the key the extensive form gives its information sets (:meth:`gdl.views.View.information_state`).
 
+A solution is kept for the next matches of the same rules in the process (the last
+:data:`KEPT_SOLUTIONS` games), as a player server plays a game again and again.
+
 When the game has no extensive form the solvers take (more than two players, general-sum goals), or
 building or solving it does not fit in the start clock, the player says why in :meth:`info` and plays as
 the hyperplay player (:class:`gdl.players.hyperplay.HyperPlayer`) instead.
@@ -19,6 +22,8 @@ from __future__ import annotations
 
 import random
 import time
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from gdl.errors import GdlError
@@ -27,12 +32,31 @@ from gdl.extensive.solving import solve_extensive
 from gdl.game import Game, State
 from gdl.players.base import Player, at_least
 from gdl.players.hyperplay import HyperPlayer
-from gdl.syntax.model import Term
+from gdl.syntax.model import Program, Term
 from gdl.views import View
 
 #: The share of the start clock (less the margin) that building the extensive form may take; solving
 #: it gets the rest.
 BUILD_SHARE = 0.5
+#: How many games' solutions a process keeps.
+KEPT_SOLUTIONS = 4
+
+
+
+@dataclass(frozen=True)
+class _Solved:
+    """What the player keeps of a solution: each role's strategy, its value in goal units, and how good
+    the strategies are."""
+
+    strategies: dict[str, dict[str, dict[str, float]]]
+    values: dict[str, float]
+    solved: bool
+    method: str
+    exploitability: float
+
+
+#: Solutions by rules, method and node limit, the most recently used last.
+_kept: OrderedDict[tuple[Program, str, int], _Solved] = OrderedDict()
 
 
 class EquilibriumPlayer(Player):
@@ -64,19 +88,31 @@ class EquilibriumPlayer(Player):
         self._strategy = None
         self._solution = {}
         left = max(0.0, start_clock - self.margin)
-        try:
-            tree = extensive_from_gdl(game, max_nodes=self.max_nodes, seconds=left * BUILD_SHARE)
-            solution = solve_extensive(tree, self.method, seconds=max(0.0, left - (time.monotonic() - began)))
-        except (GdlError, ValueError) as problem:
-            self._solution = {"solved": False, "reason": str(problem)}
+        key = (game.checked.program, self.method, self.max_nodes)
+        found = _kept.get(key)
+        if found is None:
+            try:
+                tree = extensive_from_gdl(game, max_nodes=self.max_nodes, seconds=left * BUILD_SHARE)
+                solution = solve_extensive(
+                    tree, self.method, seconds=max(0.0, left - (time.monotonic() - began))
+                )
+            except (GdlError, ValueError) as problem:
+                self._solution = {"solved": False, "reason": str(problem)}
+            else:
+                offset = float(tree.goal_offset)
+                found = _kept[key] = _Solved(
+                    solution.strategies, {p: v + offset for p, v in solution.value.items()},
+                    solution.solved, solution.method, solution.exploitability,
+                )
+                while len(_kept) > KEPT_SOLUTIONS:
+                    _kept.popitem(last=False)
         else:
-            self._strategy = solution.strategies.get(role, {})
+            _kept.move_to_end(key)
+        if found is not None:
+            self._strategy = found.strategies.get(role, {})
             self._solution = {
-                "solved": solution.solved,
-                "method": solution.method,
-                "exploitability": solution.exploitability,
-                "value": float(solution.value[role] + float(tree.goal_offset)),
-                "information_sets": len(self._strategy),
+                "solved": found.solved, "method": found.method, "exploitability": found.exploitability,
+                "value": found.values.get(role), "information_sets": len(self._strategy),
             }
         remaining = start_clock - (time.monotonic() - began)
         self._fallback.start(game, role, max(0.0, remaining), play_clock)
