@@ -28,7 +28,7 @@ from typing import Any
 
 from gdl.errors import GdlError
 from gdl.extensive.from_gdl import extensive_from_gdl
-from gdl.extensive.solving import solve_extensive
+from gdl.extensive.solving import METHODS, solve_extensive
 from gdl.game import Game, State
 from gdl.players.base import Player, at_least
 from gdl.players.hyperplay import HyperPlayer
@@ -61,15 +61,15 @@ _kept: OrderedDict[tuple[Program, str, int], _Solved] = OrderedDict()
 
 class EquilibriumPlayer(Player):
     """Plays an equilibrium strategy of the game's extensive form, solved at the start (see the module
-    docstring); ``method`` is ``"lp"`` or ``"cfr"``."""
+    docstring); ``method`` is one of :data:`gdl.extensive.solving.METHODS`."""
 
     name = "equilibrium"
 
     def __init__(
         self, method: str = "lp", max_nodes: int = 200_000, seed: int | None = None, margin: float = 0.5
     ) -> None:
-        if method not in ("lp", "cfr"):
-            raise ValueError(f"equilibrium method must be 'lp' or 'cfr', got {method!r}")
+        if method not in METHODS:
+            raise ValueError(f"equilibrium method must be one of {', '.join(METHODS)}, got {method!r}")
         at_least("equilibrium", "max_nodes", max_nodes, 1)
         at_least("equilibrium", "margin", margin, 0)
         self.method = method
