@@ -16,7 +16,8 @@ from gdl.errors import OutOfTimeError
 from gdl.extensive import GDL_SUFFIXES, ExtensiveGame, ExtensiveGameError, NotExtensiveError, read_extensive
 from gdl.extensive.from_gdl import read_gdl2
 from gdl.extensive.model import exact_fraction, tidy
-from gdl.extensive.solving import solve_extensive
+from gdl.extensive.solving import DEFAULT_ITERATIONS as ITERATIONS_OF
+from gdl.extensive.solving import ITERATIVE, solve_extensive
 
 #: The formats of extensive-form games (see :data:`gdl.cli._common.FORMATS`).
 EXTENSIVE_FORMATS = ("gdl", "json", "efg")
@@ -72,20 +73,20 @@ def solve_file(args: argparse.Namespace, started: float | None = None) -> int | 
     except ExtensiveGameError as problem:
         _say(problem, args.game, "solve")
         return 2
-    method = args.method or "lp"
-    if len(game.players) == 1 and method == "cfr":
-        print(f"gdl solve: {args.game}: --method cfr applies to games of two players; a game of one "
+    method = args.method or "auto"
+    if len(game.players) == 1 and method in ITERATIVE:
+        print(f"gdl solve: {args.game}: --method {method} applies to games of two players; a game of one "
               "player is solved exactly by backward induction (leave --method out)", file=sys.stderr)
         return 2
     loaded = time.perf_counter() - start
     left = max(time_left(args.time_limit, started), 0.01)
     bar = Progress("solve")
-    iterations = args.iterations or DEFAULT_ITERATIONS
+    iterations = args.iterations or ITERATIONS_OF.get(method)
     try:
         bar.say(f"building the sequence form of {args.game}")
 
         def progress(iteration: int, exploitability: float) -> None:
-            bar.say(f"CFR+ iteration {iteration} of {iterations}, exploitability {exploitability:.3g}")
+            bar.say(f"{method} iteration {iteration} of {iterations}, exploitability {exploitability:.3g}")
 
         if method == "lp" and len(game.players) == 2:
             bar.say(f"solving the sequence-form LP (HiGHS, at most {left:.3g} s)")
@@ -103,7 +104,9 @@ def solve_file(args: argparse.Namespace, started: float | None = None) -> int | 
 
 
 #: CFR+ iterations unless --iterations says otherwise.
-DEFAULT_ITERATIONS = 1000
+DEFAULT_ITERATIONS = ITERATIONS_OF["cfr"]
+#: The iterative methods' names as printed.
+METHOD_NAMES = {"cfr": "CFR+", "dcfr": "Discounted CFR", "mccfr": "outcome-sampling Monte Carlo CFR"}
 
 
 def _not_solved(args: argparse.Namespace, reason: str) -> int:
@@ -131,12 +134,12 @@ def _print(report: dict[str, Any], game: ExtensiveGame, quiet: bool) -> None:
         for infoset, probabilities in strategy.items():
             shown = ", ".join(f"{action} {p:.4g}" for action, p in probabilities.items())
             print(f"  {infoset}: {shown}")
-    if report["method"] == "cfr":
+    if report["method"] in ITERATIVE:
         steps = ", ".join(f"{h['iteration']}: {h['exploitability']:.3g}" for h in report["history"])
-        print(f"exploitability as CFR+ went (iteration: exploitability): {steps}")
+        print(f"exploitability as {METHOD_NAMES[report['method']]} went (iteration: exploitability): {steps}")
     print(f"exploitability: {report['exploitability']:.3g}")
     method = {
-        "cfr": f"CFR+ ({report.get('iterations')} iterations)",
+        **{name: f"{METHOD_NAMES[name]} ({report.get('iterations')} iterations)" for name in ITERATIVE},
         "lp": "sequence-form LP (HiGHS)",
         "exact": "backward induction over the player's information sets, in fractions",
     }[report["method"]]
@@ -149,4 +152,6 @@ def _print(report: dict[str, Any], game: ExtensiveGame, quiet: bool) -> None:
     print(f"method: {method}; {counts}{counted(sum(dict(game.sizes).values()), 'node')}")
     if report["solved"]:
         print("exact, checked by exact best responses: the value is proven")
+    else:
+        print(f"guarantee: {report['guarantee']}")
     print(f"time: {report['seconds']:.3f} s to solve, {report['load_seconds']:.3f} s to load")

@@ -4,10 +4,15 @@
 
 - one player (against nature, or alone): the best policy's expected payoff, by an exact backward
   induction over the player's information sets (:func:`gdl.extensive.exact.best_response`);
-- two players, constant-sum: the sequence-form LP (``method="lp"``) or CFR+ (``method="cfr"``), both
-  in floating point. Their strategies are then read as fractions and each player's best response to
-  them is computed exactly, which bounds the value from both sides. The game counts as solved only when
-  the bounds meet: the value is then exact and proven. Otherwise the solution says how close it got.
+- two players, constant-sum: the sequence-form LP (``method="lp"``), CFR+ (``"cfr"``), Discounted
+  CFR (``"dcfr"``) or outcome-sampling Monte Carlo CFR (``"mccfr"``), all in floating point;
+  ``"auto"`` (the default) takes the LP for a sequence form of at most :data:`LP_SEQUENCES` sequences,
+  where it is exact, and DCFR beyond, where the LP's memory and time grow faster than the tree. The
+  iterative methods measure the exploitability of their average strategy exactly (in floating point)
+  on the whole tree as they go. Every method's strategies are then read as fractions and each
+  player's best response to them is computed exactly, which bounds the value from both sides. The game
+  counts as solved only when the bounds meet: the value is then exact and proven. Otherwise the
+  solution says how close it got (:attr:`ExtensiveSolution.guarantee`).
 """
 
 from __future__ import annotations
@@ -24,6 +29,13 @@ from gdl.extensive.model import ExtensiveGame, tidy
 
 LP_CONCEPT = "Nash equilibrium (two-player constant-sum: the minimax value), by the sequence-form LP"
 CFR_CONCEPT = "approximate Nash equilibrium (the average strategy of CFR+; exploitability bounds its error)"
+DCFR_CONCEPT = (
+    "approximate Nash equilibrium (the average strategy of Discounted CFR; exploitability bounds its error)"
+)
+MCCFR_CONCEPT = (
+    "approximate Nash equilibrium (the average strategy of outcome-sampling Monte Carlo CFR; "
+    "exploitability bounds its error)"
+)
 ONE_PLAYER_CONCEPT = "the best policy's expected payoff (one player against nature), exact"
 
 #: The largest denominators the floating-point strategies are read with, tried in turn until the exact
@@ -31,8 +43,15 @@ ONE_PLAYER_CONCEPT = "the best policy's expected payoff (one player against natu
 DENOMINATORS = (1_000, 1_000_000_000)
 
 #: The methods of :func:`solve_extensive` for two players.
-METHODS = ("lp", "cfr")
-_SOLVERS = {"lp": "the LP", "cfr": "CFR+"}
+METHODS = ("auto", "lp", "cfr", "dcfr", "mccfr")
+#: The methods that iterate (``iterations`` applies to them).
+ITERATIVE = ("cfr", "dcfr", "mccfr")
+_SOLVERS = {"lp": "the LP", "cfr": "CFR+", "dcfr": "Discounted CFR", "mccfr": "Monte Carlo CFR"}
+_CONCEPTS = {"cfr": CFR_CONCEPT, "dcfr": DCFR_CONCEPT, "mccfr": MCCFR_CONCEPT}
+#: ``method="auto"`` takes the LP up to this many sequences (both players'), DCFR beyond.
+LP_SEQUENCES = 50_000
+#: Iterations of each method by default.
+DEFAULT_ITERATIONS = {"cfr": 1000, "dcfr": 1000, "mccfr": 1_000_000}
 
 
 @dataclass(frozen=True)
@@ -67,6 +86,22 @@ class ExtensiveSolution:
         return self.exact is not None
 
     @property
+    def guarantee(self) -> str:
+        """What the solution guarantees, in words."""
+        if self.solved:
+            return "exact: the value is proven by exact best responses to the strategies"
+        first = self.game.players[0]
+        low, high = self.bounds[first]
+        measured = (
+            f"the strategies' exploitability is {self.exploitability:.3g} (measured on the whole tree in "
+            "floating point); " if self.method in ITERATIVE else ""
+        )
+        return (
+            f"{measured}the value of {first} lies between {float(low):.15g} and {float(high):.15g}, "
+            "proven by exact best responses"
+        )
+
+    @property
     def states(self) -> int:
         """The nodes of the game tree."""
         return sum(self.game.sizes.values())
@@ -84,6 +119,7 @@ class ExtensiveSolution:
             "exact_value": None if exact is None else {p: str(v) for p, v in exact.items()},
             "bounds": {p: [str(low), str(high)] for p, (low, high) in self.bounds.items()},
             "reason": self.reason,
+            "guarantee": self.guarantee,
             "strategies": self.strategies,
             "exploitability": self.exploitability,
             "seconds": round(self.seconds, 4),
@@ -103,8 +139,8 @@ class ExtensiveSolution:
 
 def solve_extensive(
     game: ExtensiveGame,
-    method: str = "lp",
-    iterations: int = 1000,
+    method: str = "auto",
+    iterations: int | None = None,
     seconds: float | None = None,
     progress: Callable[[int, float], None] | None = None,
 ) -> ExtensiveSolution:
@@ -120,9 +156,22 @@ def solve_extensive(
     from gdl.extensive.sequence import SequenceForm
 
     form = SequenceForm.from_game(game)
-    if method == "cfr":
-        every = max(1, iterations // 20)
-        found: Any = solve_cfr(form, iterations, report_every=every, seconds=seconds, progress=progress)
+    if method == "auto":
+        method = "lp" if sum(len(side.sequences) for side in form.sides) <= LP_SEQUENCES else "dcfr"
+    if method not in METHODS:
+        raise ValueError(f"no method {method!r} (there are {', '.join(METHODS)})")
+    if iterations is None:
+        iterations = DEFAULT_ITERATIONS.get(method, 1)
+    every = max(1, iterations // 20)
+    if method in ("cfr", "dcfr"):
+        variant = "cfr+" if method == "cfr" else "dcfr"
+        found: Any = solve_cfr(
+            form, iterations, report_every=every, seconds=seconds, progress=progress, variant=variant
+        )
+    elif method == "mccfr":
+        from gdl.extensive.mccfr import solve_mccfr
+
+        found = solve_mccfr(form, iterations, report_every=every, seconds=seconds, progress=progress)
     else:
         found = solve_lp(form, seconds=seconds)
     strategy = {infoset: p for player in found.strategies.values() for infoset, p in player.items()}
@@ -138,7 +187,7 @@ def solve_extensive(
         if bounds[first][0] == bounds[first][1]:
             break
     solution = ExtensiveSolution(
-        game, method, CFR_CONCEPT if method == "cfr" else LP_CONCEPT, dict(found.value), bounds,
+        game, method, _CONCEPTS.get(method, LP_CONCEPT), dict(found.value), bounds,
         found.strategies, found.exploitability.exploitability, time.perf_counter() - start,
         {**dict(game.sizes), **form.describe()},
         iterations=getattr(found, "iterations", None), history=tuple(getattr(found, "history", ())),
@@ -168,5 +217,6 @@ def _one_player(game: ExtensiveGame, start: float) -> ExtensiveSolution:
 
 
 __all__ = [
-    "CFR_CONCEPT", "LP_CONCEPT", "METHODS", "ONE_PLAYER_CONCEPT", "ExtensiveSolution", "solve_extensive",
+    "CFR_CONCEPT", "DCFR_CONCEPT", "LP_CONCEPT", "MCCFR_CONCEPT", "METHODS", "ONE_PLAYER_CONCEPT",
+    "ExtensiveSolution", "solve_extensive",
 ]
