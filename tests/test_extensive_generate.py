@@ -14,7 +14,7 @@ from support.paths import CORPUS, GAMES, shared_path
 import gdl
 from gdl.errors import GdlError
 from gdl.extensive.from_gdl import GdlExtensiveGame, extensive_from_gdl
-from gdl.extensive.generate import GameTree, Unsupported, generate_tree
+from gdl.extensive.generate import GameTree, Unsupported, count_infosets, count_tree, generate_tree
 
 
 def both(game: gdl.Game) -> tuple[GdlExtensiveGame | str, GdlExtensiveGame | str]:
@@ -158,3 +158,39 @@ def test_random_gdl2_games_are_the_same(text: str) -> None:
     except GdlError:
         return  # a drawn game that breaks GDL (a role without goals): nothing to compare
     assert_same(game)
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc", "montyhall", "dice", "spoof"])
+def test_counts_over_states_are_the_tree_sizes(name: str) -> None:
+    game = gdl.load(GAMES / f"{name}.kif")
+    tree = generate_tree(game)
+    size = count_tree(game)
+    assert (size.nodes, size.terminals, size.saturated) == (tree.nodes, tree.sizes["terminal"], False)
+    for number, player in enumerate(game.players):
+        counted = count_infosets(game, player)
+        assert counted.complete and counted.infosets == int((tree.set_player == number).sum())
+
+
+def test_kriegtictactoe_is_counted_without_its_histories() -> None:
+    size = count_tree(gdl.load(GAMES / "kriegtictactoe.kif"))
+    # Its 16 billion nodes: the same count as a memoised recursion over Game/State objects finds.
+    assert (size.nodes, size.terminals) == (16_363_068_211, 9_829_101_024)
+    assert size.states == 415_123 and not size.saturated
+
+
+def test_an_interrupted_infoset_count_says_so() -> None:
+    counted = count_infosets(gdl.load(GAMES / "kriegtictactoe.kif"), "xplayer", memory=1 << 20)
+    assert not counted.complete and "would pass" in counted.stopped and counted.infosets > 0
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(gdl2_games())
+def test_random_gdl2_games_are_counted_as_generated(text: str) -> None:
+    try:
+        game = gdl.parse(text, file="random.kif")
+        tree = generate_tree(game)
+    except (GdlError, Unsupported):
+        return  # not a game of arrays (see the test above for the error it gives)
+    assert count_tree(game).nodes == tree.nodes
+    for number, player in enumerate(game.players):
+        assert count_infosets(game, player).infosets == int((tree.set_player == number).sum())

@@ -121,10 +121,12 @@ def solve_cfr(
     progress: Callable[[int, float], None] | None = None,
     seconds: float | None = None,
     variant: str = "cfr+",
+    strategies: bool = True,
 ) -> CFRSolution:
     """Run CFR+ (or another of :data:`VARIANTS`) for ``iterations`` iterations (fewer once the
     exploitability reaches ``target``, or once ``seconds`` have passed); ``progress(iteration,
-    exploitability)`` is called at every measurement."""
+    exploitability)`` is called at every measurement. Without ``strategies``, the solution's behaviour
+    strategies are left empty (the plans hold them: a large game's keys are long texts)."""
     if iterations < 1 or report_every < 1:
         raise ValueError("iterations and report_every must be at least 1")
     if variant not in VARIANTS:
@@ -152,12 +154,15 @@ def solve_cfr(
     measured = plans_exploitability(form, x, y)
     if not history or history[-1][0] != done:
         history.append((done, measured.exploitability))
-    strategies = {side.player: side.behaviour(plan) for side, plan in zip(form.sides, (x, y), strict=True)}
+    behaviour = (
+        {side.player: side.behaviour(plan) for side, plan in zip(form.sides, (x, y), strict=True)}
+        if strategies else {}
+    )
     return CFRSolution(
         form,
         measured.values,
         (x, y),
-        strategies,
+        behaviour,
         measured,
         done,
         tuple(history),

@@ -65,6 +65,20 @@ def read_gdl2(text: str, name: str = "<string>", *, seconds: float | None = None
     problem is a :class:`GdlSourceError` whose message starts with ``name``. With ``seconds``, loading
     and exploring take at most that long together, else :class:`OutOfTimeError`."""
     started = time.monotonic()
+    game = load_gdl2(text, name, seconds=seconds)
+    left = DEFAULT_SECONDS if seconds is None else seconds - (time.monotonic() - started)
+    try:
+        return extensive_from_gdl(game, seconds=left)
+    except GdlSourceError as problem:
+        raise type(problem)(f"{name}: {problem}") from None
+    except ValueError as problem:  # too large, no legal move, no goal value, ...
+        raise GdlSourceError(f"{name}: {problem}") from None
+
+
+def load_gdl2(text: str, name: str = "<string>", *, seconds: float | None = None) -> Game:
+    """The GDL-II game in ``text``, loaded within ``seconds`` (:class:`OutOfTimeError` past them);
+    a :class:`GdlSourceError` (starting with ``name``) for rules with errors, and
+    :class:`NotExtensiveError` for a game without nature or percepts."""
     limited = seconds is not None and seconds < LOAD_SECONDS
     try:
         with budget("loading", seconds if limited else None, total=True, wall=True):
@@ -84,13 +98,7 @@ def read_gdl2(text: str, name: str = "<string>", *, seconds: float | None = None
             f"{name}: a GDL game without the role random or sees rules (gdl solve solves it as a game "
             "of perfect information)"
         )
-    left = DEFAULT_SECONDS if seconds is None else seconds - (time.monotonic() - started)
-    try:
-        return extensive_from_gdl(game, seconds=left)
-    except GdlSourceError as problem:
-        raise type(problem)(f"{name}: {problem}") from None
-    except ValueError as problem:  # too large, no legal move, no goal value, ...
-        raise GdlSourceError(f"{name}: {problem}") from None
+    return game
 
 
 def is_gdl2_text(text: str) -> bool:

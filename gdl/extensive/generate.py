@@ -97,6 +97,10 @@ class GameTree:
     def nodes(self) -> int:
         return len(self.kind)
 
+    @property
+    def title(self) -> str:
+        return self.game.name
+
     @cached_property
     def sizes(self) -> dict[str, int]:
         """Node counts: ``{"terminal": ..., "chance": ..., "decision": ...}``."""
@@ -235,43 +239,24 @@ def generate_tree(
     from gdl.extensive import generate_kernel as kernel
 
     started = time.monotonic()
-    net = getattr(game.reasoner, "net", None)
-    if net is None:
-        raise Unsupported("the game has no network")
+    setup = _Network(game)
+    net = setup.net
     players = game.players
-    if len(players) not in (1, 2):
-        raise Unsupported("not one or two players")
     roles = len(net.roles)
-    input_of = {move: j for j, move in enumerate(net.moves)}
-    legal_input = np.asarray(
-        [input_of.get((r, move), -1) for r, entries in enumerate(net.legal) for move, _ in entries],
-        dtype=np.int64,
+    legal_input, goal_values, legal_first, goal_first = (
+        setup.legal_input, setup.goal_values, setup.legal_first, setup.goal_first
     )
-    if (legal_input < 0).any():
-        raise Unsupported("a legal move that is no input")
-    values = [goal_value((term_of(v),)) for entries in net.goals for v, _ in entries]
-    goal_values = np.asarray([-1 if v is None else v for v in values], dtype=np.int16)
-    sees = net.sees if net.sees else tuple(() for _ in net.roles)
-    legal_outputs = [node for entries in net.legal for _, node in entries]
-    goal_outputs = [node for entries in net.goals for _, node in entries]
-    sees_outputs = [node for entries in sees for _, node in entries]
-    state_sweep = Sweep(net, [net.terminal, *legal_outputs, *goal_outputs])
-    state_bytes = max(1, (len(net.fluents) + 7) // 8)
-    # The successor's bits fill whole bytes, so that the percepts start at a byte.
-    padding = [FALSE] * (8 * state_bytes - len(net.fluents))
-    next_sweep = Sweep(net, [*net.next, *padding, *sees_outputs])
+    most_legal = setup.most_legal
+    sees = setup.sees
+    legal_words = (most_legal + 63) // 64
+    percept_words = max(roles, *((len(e) + 63) // 64 for e in sees), 1)
+    sees_first = np.cumsum([0, *(len(e) for e in sees)]).astype(np.int64)
     role_names = [str(r) for r in net.roles]
     player_role = np.asarray([role_names.index(p) for p in players], dtype=np.int64)
     role_player = np.full(roles, -1, dtype=np.int64)
     role_player[player_role] = np.arange(len(players))
     chance = role_names.index(game.chance_role) if game.chance_role in role_names else -1
-    first_of = np.cumsum
-    legal_first = first_of([0, *(len(e) for e in net.legal)]).astype(np.int64)
-    goal_first = first_of([0, *(len(e) for e in net.goals)]).astype(np.int64)
-    sees_first = first_of([0, *(len(e) for e in sees)]).astype(np.int64)
-    most_legal = max(1, *(len(e) for e in net.legal))
-    legal_words = (most_legal + 63) // 64
-    percept_words = max(roles, *((len(e) + 63) // 64 for e in sees), 1)
+    state_sweep, next_sweep = setup.state_sweep, setup.next_sweep
     frames = max_steps + 2
     radix = most_legal + 1
     headroom = frames * max(roles, 1)
@@ -305,9 +290,7 @@ def generate_tree(
     }
     counted = {"set_keys": kernel.INFOSETS, "view_keys": kernel.VIEWS, "percept_keys": kernel.PERCEPTS,
                "legal_keys": kernel.LEGALS}
-    frame_state = np.zeros((frames, state_bytes), dtype=np.uint8)
-    initial = int(game.reasoner.initial())
-    frame_state[0] = np.frombuffer(initial.to_bytes(state_bytes, "little"), dtype=np.uint8)
+    frame_state = setup.frames(frames)
     frame_legal = np.zeros((frames, roles, most_legal), dtype=np.int64)
     frame_count = np.zeros((frames, roles), dtype=np.int64)
     frame_choice = np.zeros((frames, roles), dtype=np.int64)
@@ -321,7 +304,7 @@ def generate_tree(
     open_den = np.zeros(depth, dtype=np.int64)
     counters = np.zeros(10, dtype=np.int64)
     counters[kernel.TOP] = -1
-    input_bytes = (len(net.moves) + 7) // 8
+    input_bytes = setup.input_bytes
     limit = max_nodes if max_nodes is not None else 2**62
 
     def grow(name: str, rows: int) -> None:
@@ -415,6 +398,220 @@ def generate_tree(
     return found
 
 
+class _Network:
+    """What the kernels read of a game's network: its sweeps (the terminal test, legal moves and goals
+    of a state; the successor and the percepts of a joint move) and the numbering of its outputs."""
+
+    def __init__(self, game: Game) -> None:
+        net = getattr(game.reasoner, "net", None)
+        if net is None:
+            raise Unsupported("the game has no network")
+        if len(game.players) not in (1, 2):
+            raise Unsupported("not one or two players")
+        self.game = game
+        self.net = net
+        input_of = {move: j for j, move in enumerate(net.moves)}
+        self.legal_input = np.asarray(
+            [input_of.get((r, move), -1) for r, entries in enumerate(net.legal) for move, _ in entries],
+            dtype=np.int64,
+        )
+        if (self.legal_input < 0).any():
+            raise Unsupported("a legal move that is no input")
+        values = [goal_value((term_of(v),)) for entries in net.goals for v, _ in entries]
+        self.goal_values = np.asarray([-1 if v is None else v for v in values], dtype=np.int16)
+        self.sees = net.sees if net.sees else tuple(() for _ in net.roles)
+        legal_outputs = [node for entries in net.legal for _, node in entries]
+        goal_outputs = [node for entries in net.goals for _, node in entries]
+        sees_outputs = [node for entries in self.sees for _, node in entries]
+        self.state_sweep = Sweep(net, [net.terminal, *legal_outputs, *goal_outputs])
+        self.state_bytes = max(1, (len(net.fluents) + 7) // 8)
+        # The successor's bits fill whole bytes, so that the percepts start at a byte.
+        padding = [FALSE] * (8 * self.state_bytes - len(net.fluents))
+        self.next_sweep = Sweep(net, [*net.next, *padding, *sees_outputs])
+        self.legal_first = np.cumsum([0, *(len(e) for e in net.legal)]).astype(np.int64)
+        self.goal_first = np.cumsum([0, *(len(e) for e in net.goals)]).astype(np.int64)
+        self.most_legal = max(1, *(len(e) for e in net.legal))
+        self.input_bytes = (len(net.moves) + 7) // 8
+
+    def frames(self, count: int) -> npt.NDArray[np.uint8]:
+        """Rows of states for a stack of ``count``, the initial state in the first."""
+        rows = np.zeros((count, self.state_bytes), dtype=np.uint8)
+        initial = int(self.game.reasoner.initial())
+        rows[0] = np.frombuffer(initial.to_bytes(self.state_bytes, "little"), dtype=np.uint8)
+        return rows
+
+
+@dataclass(frozen=True)
+class TreeCount:
+    """The size of a game's extensive form, counted over its states (:func:`count_tree`)."""
+
+    nodes: int
+    terminals: int
+    #: The reachable states the count went through.
+    states: int
+    #: Whether the counts reached :data:`gdl.extensive.generate_kernel.SATURATED` (at least that many).
+    saturated: bool
+    seconds: float
+
+
+def count_tree(
+    game: Game,
+    *,
+    seconds: float = float("inf"),
+    memory: int = DEFAULT_MEMORY,
+    max_steps: int = 1_000,
+    progress: Callable[[int, float], None] | None = None,
+) -> TreeCount:
+    """The nodes and terminals of ``game``'s extensive form, counted without walking its histories:
+    each reachable state once, its subtree's size summed from its successors' (the same wherever it is
+    reached). Raises :class:`Unsupported` where the count cannot be made (no network, a play that
+    repeats a state or passes ``max_steps``, rules that break GDL), :class:`GameTooLargeError` past
+    ``memory`` bytes and :class:`OutOfTimeError` past ``seconds``; ``progress(states, seconds)``."""
+    from gdl.extensive import generate_kernel as kernel
+
+    started = time.monotonic()
+    setup = _Network(game)
+    roles = len(setup.net.roles)
+    frames = max_steps + 1
+    frame_state = setup.frames(frames)
+    frame_legal = np.zeros((frames, roles, setup.most_legal), dtype=np.int64)
+    frame_count = np.zeros((frames, roles), dtype=np.int64)
+    frame_joint, frame_id, frame_nodes, frame_terminals = (np.zeros(frames, dtype=np.int64) for _ in range(4))
+    words = (setup.state_bytes + 7) // 8
+    capacity = FIRST_CAPACITY
+    keys = np.zeros((capacity, words), dtype=np.int64)
+    table = np.zeros(4 * capacity, dtype=np.int64)
+    memo_nodes = np.zeros(capacity, dtype=np.int64)
+    memo_terminals = np.zeros(capacity, dtype=np.int64)
+    counters = np.zeros(3, dtype=np.int64)
+    counters[kernel.STACK] = -1
+    while True:
+        status = kernel.count_histories(
+            setup.state_sweep.tables, setup.next_sweep.tables, setup.legal_first, setup.legal_input,
+            setup.input_bytes, max_steps, CHUNK, counters, keys, table, memo_nodes, memo_terminals,
+            frame_state, frame_legal, frame_count, frame_joint, frame_id, frame_nodes, frame_terminals,
+        )
+        states = int(counters[kernel.STATES])
+        elapsed = time.monotonic() - started
+        if progress is not None:
+            progress(states, elapsed)
+        if status == kernel.DONE:
+            break
+        if status not in (kernel.CHUNK, kernel.GROW):
+            raise Unsupported(f"status {status}")
+        if elapsed > seconds:
+            raise OutOfTimeError(
+                f"game {game.name!r}: {states:,} states counted in {max(seconds, 0):.3g} s, and the count "
+                "of its extensive form is not complete"
+            )
+        if status == kernel.GROW:
+            capacity *= 2
+            keys = _grown(keys, capacity)
+            memo_nodes, memo_terminals = _grown(memo_nodes, capacity), _grown(memo_terminals, capacity)
+            table = np.zeros(4 * capacity, dtype=np.int64)
+            kernel.rehash(keys, table, states)
+            used = keys.nbytes + table.nbytes + memo_nodes.nbytes + memo_terminals.nbytes
+            if used > memory:
+                raise GameTooLargeError(
+                    f"game {game.name!r}: more than {states:,} states, and counting its extensive form "
+                    f"would pass {_mib(memory)}"
+                )
+    root = int(frame_id[0])
+    nodes, terminals = int(memo_nodes[root]), int(memo_terminals[root])
+    saturated = max(nodes, terminals) >= kernel.SATURATED
+    return TreeCount(nodes, terminals, int(counters[kernel.STATES]), saturated, time.monotonic() - started)
+
+
+@dataclass(frozen=True)
+class InfosetCount:
+    """The information sets of one player (:func:`count_infosets`): all of them, or as many as were
+    found when the time or the memory ran out (``stopped`` says which)."""
+
+    infosets: int
+    #: The pairs of a view and a state walked.
+    pairs: int
+    stopped: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return not self.stopped
+
+
+def count_infosets(
+    game: Game,
+    player: str,
+    *,
+    seconds: float = float("inf"),
+    memory: int = DEFAULT_MEMORY,
+    max_steps: int = 1_000,
+    progress: Callable[[int, float], None] | None = None,
+) -> InfosetCount:
+    """The information sets of ``player`` in ``game``'s extensive form, counted without walking its
+    histories: the player's views are walked with the states each may be in, each (view, state) pair
+    once; as many as were found when ``seconds`` or ``memory`` run out. Raises :class:`Unsupported` as
+    :func:`count_tree`; ``progress(pairs, seconds)``."""
+    from gdl.extensive import generate_kernel as kernel
+
+    started = time.monotonic()
+    setup = _Network(game)
+    net = setup.net
+    roles = len(net.roles)
+    role = [str(r) for r in net.roles].index(player)
+    sees = setup.sees
+    sees_first = np.cumsum([0, *(len(e) for e in sees)]).astype(np.int64)
+    frames = max_steps + 1
+    frame_state = setup.frames(frames)
+    frame_legal = np.zeros((frames, roles, setup.most_legal), dtype=np.int64)
+    frame_count = np.zeros((frames, roles), dtype=np.int64)
+    frame_joint, frame_view = np.zeros(frames, dtype=np.int64), np.zeros(frames, dtype=np.int64)
+    widths = {
+        "state": (setup.state_bytes + 7) // 8, "pair": 2, "view": 3,
+        "percept": max(roles, *((len(e) + 63) // 64 for e in sees), 1),
+        "legal": (setup.most_legal + 63) // 64, "set": 2,
+    }
+    keys = {name: np.zeros((FIRST_CAPACITY, width), dtype=np.int64) for name, width in widths.items()}
+    tables = {name: np.zeros(4 * FIRST_CAPACITY, dtype=np.int64) for name in widths}
+    field = {"state": kernel.PAIR_STATES, "pair": kernel.PAIRS, "view": kernel.VIEWS,
+             "percept": kernel.PERCEPTS, "legal": kernel.LEGALS, "set": kernel.INFOSETS}
+    counters = np.zeros(13, dtype=np.int64)
+    counters[kernel.PAIR_STACK] = -1
+    while True:
+        status = kernel.count_infosets(
+            setup.state_sweep.tables, setup.next_sweep.tables, setup.legal_first, setup.legal_input,
+            sees_first, role, not game.has_percepts, setup.input_bytes, max_steps, CHUNK, counters,
+            keys["state"], tables["state"], keys["pair"], tables["pair"], keys["view"], tables["view"],
+            keys["percept"], tables["percept"], keys["legal"], tables["legal"], keys["set"], tables["set"],
+            frame_state, frame_legal, frame_count, frame_joint, frame_view,
+        )
+        pairs = int(counters[kernel.PAIRS])
+        elapsed = time.monotonic() - started
+        if progress is not None:
+            progress(pairs, elapsed)
+        found = int(counters[kernel.INFOSETS])
+        if status == kernel.DONE:
+            return InfosetCount(found, pairs)
+        if status not in (kernel.CHUNK, kernel.GROW):
+            raise Unsupported(f"status {status}")
+        if elapsed > seconds:
+            return InfosetCount(found, pairs, f"the time ran out ({max(seconds, 0):.3g} s)")
+        if status == kernel.GROW:
+            for name in widths:
+                count = int(counters[field[name]])
+                if 2 * (count + 1) > len(keys[name]):
+                    keys[name] = _grown(keys[name], 2 * len(keys[name]))
+                    tables[name] = np.zeros(4 * len(keys[name]), dtype=np.int64)
+                    kernel.rehash(keys[name], tables[name], count)
+            used = sum(a.nbytes for a in keys.values()) + sum(a.nbytes for a in tables.values())
+            if used > memory:
+                return InfosetCount(found, pairs, f"the count would pass {_mib(memory)}")
+
+
+def _grown(array: npt.NDArray[Any], rows: int) -> npt.NDArray[Any]:
+    grown = np.zeros((rows, *array.shape[1:]), dtype=array.dtype)
+    grown[: len(array)] = array
+    return grown
+
+
 def _too_large(game: Game, nodes: int, used: int, memory: int) -> str:
     return (
         f"game {game.name!r} has more than {nodes:,} nodes in extensive form, and its arrays would pass "
@@ -426,4 +623,7 @@ def _mib(size: int) -> str:
     return f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{size / 2**20:.0f} MiB"
 
 
-__all__ = ["DEFAULT_MEMORY", "GameTree", "Unsupported", "generate_tree"]
+__all__ = [
+    "DEFAULT_MEMORY", "GameTree", "InfosetCount", "TreeCount", "Unsupported", "count_infosets", "count_tree",
+    "generate_tree",
+]

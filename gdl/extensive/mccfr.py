@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from gdl.extensive.best_response import plans_exploitability
 from gdl.extensive.cfr import CFRSolution
 from gdl.extensive.model import Chance, Node, Terminal
 from gdl.extensive.sequence import FloatArray, IntArray, SequenceForm
+
+if TYPE_CHECKING:
+    from gdl.extensive.generate import GameTree
 
 #: The share of the uniform strategy mixed into the updating player's sampling.
 EXPLORATION = 0.6
@@ -48,8 +52,32 @@ class FlatTree:
     depth: int
 
     @classmethod
+    def from_arrays(cls, tree: GameTree, form: SequenceForm) -> FlatTree:
+        """The arrays of a tree generated from GDL (:class:`gdl.extensive.generate.GameTree`), whose
+        sequence form is ``form`` (:meth:`SequenceForm.from_tree`)."""
+        sets = tree.infoset
+        decision = tree.kind == 2
+        player = np.where(decision, tree.set_player[np.maximum(sets, 0)], -1).astype(np.int64)
+        set_first = np.zeros(len(tree.set_player), dtype=np.int64)
+        for mover, side in enumerate(form.sides):
+            set_first[np.flatnonzero(tree.set_player == mover)] = side.first
+        sequence = np.where(decision, set_first[np.maximum(sets, 0)], -1).astype(np.int64)
+        probability = np.zeros(tree.nodes)
+        chance = np.flatnonzero(tree.kind == 1)
+        sizes = tree.count[chance].astype(np.int64)
+        children = np.repeat(tree.first[chance], sizes) + np.arange(int(sizes.sum())) - np.repeat(
+            np.cumsum(sizes) - sizes, sizes
+        )
+        probability[children] = np.repeat(1.0 / sizes, sizes)
+        kind, count = tree.kind.astype(np.int64), tree.count.astype(np.int64)
+        depth = tree.deepest * (len(tree.game.roles) + 1) + 1  # at most a node per role per step
+        return cls(kind, tree.first, count, sequence, player, probability, tree.payoffs()[:, 0].copy(), depth)
+
+    @classmethod
     def from_form(cls, form: SequenceForm) -> FlatTree:
         game = form.game
+        if game is None:
+            raise ValueError("a sequence form made from arrays: use FlatTree.from_arrays")
         first_of = [
             {key: int(side.first[i]) for i, key in enumerate(side.infosets)} for side in form.sides
         ]
@@ -108,21 +136,26 @@ def solve_mccfr(
     form: SequenceForm,
     iterations: int,
     *,
+    tree: FlatTree | None = None,
     seed: int = 0,
     report_every: int = 10_000,
     target: float | None = None,
     progress: Callable[[int, float], None] | None = None,
     seconds: float | None = None,
+    strategies: bool = True,
 ) -> CFRSolution:
     """Run outcome-sampling MCCFR for ``iterations`` iterations (fewer once the exploitability reaches
     ``target`` or ``seconds`` have passed), measuring the average strategy's exploitability every
-    ``report_every``; ``progress(iteration, exploitability)`` is called at every measurement."""
+    ``report_every``; ``progress(iteration, exploitability)`` is called at every measurement
+    (``tree``: the tree's arrays when made already; ``strategies`` as in
+    :func:`gdl.extensive.cfr.solve_cfr`)."""
     from gdl.extensive.mccfr_kernel import sample
 
     if iterations < 1 or report_every < 1:
         raise ValueError("iterations and report_every must be at least 1")
     start = time.perf_counter()
-    tree = FlatTree.from_form(form)
+    if tree is None:
+        tree = FlatTree.from_form(form)
     form.zero_sum_matrix()  # refuses a game that is not constant-sum
     constant = float(form.constant_sum or 0)
     regrets = [np.zeros(len(side.sequences)) for side in form.sides]
@@ -148,9 +181,12 @@ def solve_mccfr(
             break
     x, y = _plans(form, averages)
     measured = plans_exploitability(form, x, y)
-    strategies = {side.player: side.behaviour(plan) for side, plan in zip(form.sides, (x, y), strict=True)}
+    behaviour = (
+        {side.player: side.behaviour(plan) for side, plan in zip(form.sides, (x, y), strict=True)}
+        if strategies else {}
+    )
     return CFRSolution(
-        form, measured.values, (x, y), strategies, measured, done, tuple(history), time.perf_counter() - start
+        form, measured.values, (x, y), behaviour, measured, done, tuple(history), time.perf_counter() - start
     )
 
 

@@ -21,11 +21,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gdl.extensive.exact import as_fractions, best_response, check_profile
 from gdl.extensive.from_gdl import GdlExtensiveGame
+from gdl.extensive.generate import GameTree
 from gdl.extensive.model import ExtensiveGame, tidy
+
+if TYPE_CHECKING:
+    from gdl.extensive.mccfr import FlatTree
+    from gdl.extensive.sequence import SequenceForm
 
 LP_CONCEPT = "Nash equilibrium (two-player constant-sum: the minimax value), by the sequence-form LP"
 CFR_CONCEPT = "approximate Nash equilibrium (the average strategy of CFR+; exploitability bounds its error)"
@@ -59,7 +64,8 @@ class ExtensiveSolution:
     """What :func:`solve_extensive` found. ``solved`` only when ``exact`` holds each player's value,
     proven in exact arithmetic; ``bounds`` are proven bounds of each player's value either way."""
 
-    game: ExtensiveGame
+    #: The game, or its tree of arrays (:func:`solve_tree`).
+    game: ExtensiveGame | GameTree
     method: str
     concept: str
     #: Each player's expected payoff under the strategies found (floating point).
@@ -73,11 +79,13 @@ class ExtensiveSolution:
     iterations: int | None = None
     history: tuple[tuple[int, float], ...] = ()
     reason: str = field(default="")
+    #: Whether ``bounds`` are proven in exact arithmetic (else measured in floating point).
+    proven: bool = True
 
     @property
     def exact(self) -> dict[str, Fraction] | None:
-        """Each player's exact value, when the bounds meet."""
-        if all(low == high for low, high in self.bounds.values()):
+        """Each player's exact value, when the bounds are proven and meet."""
+        if self.proven and all(low == high for low, high in self.bounds.values()):
             return {player: low for player, (low, _) in self.bounds.items()}
         return None
 
@@ -96,10 +104,11 @@ class ExtensiveSolution:
             f"the strategies' exploitability is {self.exploitability:.3g} (measured on the whole tree in "
             "floating point); " if self.method in ITERATIVE else ""
         )
-        return (
-            f"{measured}the value of {first} lies between {float(low):.15g} and {float(high):.15g}, "
-            "proven by exact best responses"
+        how = (
+            "proven by exact best responses" if self.proven
+            else "by best responses computed on the whole tree in floating point, not proven"
         )
+        return f"{measured}the value of {first} lies between {float(low):.15g} and {float(high):.15g}, {how}"
 
     @property
     def states(self) -> int:
@@ -125,7 +134,7 @@ class ExtensiveSolution:
             "seconds": round(self.seconds, 4),
             "size": self.size,
         }
-        if isinstance(game, GdlExtensiveGame):  # payoffs are goals minus half their constant sum
+        if isinstance(game, GdlExtensiveGame | GameTree):  # payoffs are goals minus half their constant sum
             offset = game.goal_offset
             report["goal_offset"] = float(offset)
             report["goal_value"] = {p: tidy(v + float(offset)) for p, v in self.value.items()}
@@ -151,29 +160,10 @@ def solve_extensive(
     if len(game.players) == 1:
         return _one_player(game, start)
     # The solvers import scipy: only here, so that other commands start without it.
-    from gdl.extensive.cfr import solve_cfr
-    from gdl.extensive.lp import solve_lp
     from gdl.extensive.sequence import SequenceForm
 
     form = SequenceForm.from_game(game)
-    if method == "auto":
-        method = "lp" if sum(len(side.sequences) for side in form.sides) <= LP_SEQUENCES else "dcfr"
-    if method not in METHODS:
-        raise ValueError(f"no method {method!r} (there are {', '.join(METHODS)})")
-    if iterations is None:
-        iterations = DEFAULT_ITERATIONS.get(method, 1)
-    every = max(1, iterations // 20)
-    if method in ("cfr", "dcfr"):
-        variant = "cfr+" if method == "cfr" else "dcfr"
-        found: Any = solve_cfr(
-            form, iterations, report_every=every, seconds=seconds, progress=progress, variant=variant
-        )
-    elif method == "mccfr":
-        from gdl.extensive.mccfr import solve_mccfr
-
-        found = solve_mccfr(form, iterations, report_every=every, seconds=seconds, progress=progress)
-    else:
-        found = solve_lp(form, seconds=seconds)
+    method, found = _run(form, method, iterations, seconds, progress)
     strategy = {infoset: p for player in found.strategies.values() for infoset, p in player.items()}
     first, second = game.players
     for denominator in DENOMINATORS:  # small ones first: an exact equilibrium has them, and they are fast
@@ -203,6 +193,83 @@ def solve_extensive(
     return replace(solution, reason=reason)
 
 
+def _run(
+    form: SequenceForm,
+    method: str,
+    iterations: int | None,
+    seconds: float | None,
+    progress: Callable[[int, float], None] | None,
+    tree: FlatTree | None = None,
+    strategies: bool = True,
+) -> tuple[str, Any]:
+    """The method used (``auto`` resolved) and what it found."""
+    from gdl.extensive.cfr import solve_cfr
+    from gdl.extensive.lp import solve_lp
+
+    if method == "auto":
+        method = "lp" if sum(len(side.sequences) for side in form.sides) <= LP_SEQUENCES else "dcfr"
+    if method not in METHODS:
+        raise ValueError(f"no method {method!r} (there are {', '.join(METHODS)})")
+    if iterations is None:
+        iterations = DEFAULT_ITERATIONS.get(method, 1)
+    every = max(1, iterations // 20)
+    if method in ("cfr", "dcfr"):
+        variant = "cfr+" if method == "cfr" else "dcfr"
+        return method, solve_cfr(
+            form, iterations, report_every=every, seconds=seconds, progress=progress, variant=variant,
+            strategies=strategies,
+        )
+    if method == "mccfr":
+        from gdl.extensive.mccfr import solve_mccfr
+
+        return method, solve_mccfr(
+            form, iterations, report_every=every, seconds=seconds, progress=progress, tree=tree,
+            strategies=strategies,
+        )
+    return method, solve_lp(form, seconds=seconds)
+
+
+#: A game of arrays (:func:`solve_tree`) reports its strategies up to this many information sets.
+STRATEGY_LIMIT = 20_000
+
+
+def solve_tree(
+    tree: GameTree,
+    method: str = "auto",
+    iterations: int | None = None,
+    seconds: float | None = None,
+    progress: Callable[[int, float], None] | None = None,
+) -> ExtensiveSolution:
+    """Solve a two-player game held as arrays (:class:`gdl.extensive.generate.GameTree`, too large for
+    a Python object per node) on its sequence form built from the arrays. The value's bounds are each
+    player's best response to the other's strategy, computed on the whole tree in floating point (not
+    proven: :attr:`ExtensiveSolution.proven` is False, and the game is never counted as solved); the
+    strategies are reported for at most :data:`STRATEGY_LIMIT` information sets."""
+    from gdl.extensive.mccfr import FlatTree
+    from gdl.extensive.sequence import SequenceForm
+
+    start = time.perf_counter()
+    form = SequenceForm.from_tree(tree)
+    flat = FlatTree.from_arrays(tree, form) if method == "mccfr" else None
+    small = len(tree.set_player) <= STRATEGY_LIMIT
+    method, found = _run(form, method, iterations, seconds, progress, flat, strategies=small)
+    measured = found.exploitability
+    first, second = form.players
+    best = measured.best_responses
+    constant = float(form.constant_sum or 0)
+    bounds = {
+        first: (Fraction(constant - best[second]), Fraction(best[first])),
+        second: (Fraction(constant - best[first]), Fraction(best[second])),
+    }
+    solution = ExtensiveSolution(
+        tree, method, _CONCEPTS.get(method, LP_CONCEPT), dict(found.value), bounds,
+        found.strategies if small else {}, measured.exploitability, time.perf_counter() - start,
+        {**tree.sizes, **form.describe()}, iterations=getattr(found, "iterations", None),
+        history=tuple(getattr(found, "history", ())), proven=False,
+    )
+    return replace(solution, reason=f"not solved exactly: {solution.guarantee}")
+
+
 def _one_player(game: ExtensiveGame, start: float) -> ExtensiveSolution:
     (player,) = game.players
     best = best_response(game, player, {})
@@ -218,5 +285,5 @@ def _one_player(game: ExtensiveGame, start: float) -> ExtensiveSolution:
 
 __all__ = [
     "CFR_CONCEPT", "DCFR_CONCEPT", "LP_CONCEPT", "MCCFR_CONCEPT", "METHODS", "ONE_PLAYER_CONCEPT",
-    "ExtensiveSolution", "solve_extensive",
+    "ExtensiveSolution", "solve_extensive", "solve_tree",
 ]
