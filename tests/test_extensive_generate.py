@@ -14,7 +14,14 @@ from support.paths import CORPUS, GAMES, shared_path
 import gdl
 from gdl.errors import GdlError
 from gdl.extensive.from_gdl import GdlExtensiveGame, extensive_from_gdl
-from gdl.extensive.generate import GameTree, Unsupported, count_infosets, count_tree, generate_tree
+from gdl.extensive.generate import (
+    WARM_UP_GAME,
+    GameTree,
+    Unsupported,
+    count_infosets,
+    count_tree,
+    generate_tree,
+)
 
 
 def both(game: gdl.Game) -> tuple[GdlExtensiveGame | str, GdlExtensiveGame | str]:
@@ -194,3 +201,8 @@ def test_random_gdl2_games_are_counted_as_generated(text: str) -> None:
     assert count_tree(game).nodes == tree.nodes
     for number, player in enumerate(game.players):
         assert count_infosets(game, player).infosets == int((tree.set_player == number).sum())
+
+
+def test_the_warm_up_game_is_the_same() -> None:
+    made = assert_same(gdl.parse(WARM_UP_GAME, file="warm-up.kif"))
+    assert isinstance(made, GdlExtensiveGame) and made.sizes == {"terminal": 8, "chance": 1, "decision": 6}
