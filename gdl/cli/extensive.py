@@ -16,9 +16,9 @@ from gdl.errors import GameTooLargeError, LimitError, OutOfTimeError
 from gdl.extensive import GDL_SUFFIXES, ExtensiveGame, ExtensiveGameError, NotExtensiveError, read_extensive
 from gdl.extensive.from_gdl import DEFAULT_MAX_NODES, game_of_tree, load_gdl2, read_gdl2
 from gdl.extensive.generate import (
+    ArraysUnsupportedError,
     GameTree,
     TreeCount,
-    Unsupported,
     count_infosets,
     count_tree,
     generate_tree,
@@ -158,7 +158,7 @@ def _generated(
     try:
         bar.say(f"counting the extensive form of {args.game} over its states")
         size = count_tree(game, seconds=time_left(args.time_limit, started) / 2, memory=memory)
-    except (Unsupported, LimitError):  # generating it says why, or finds it is too large
+    except (ArraysUnsupportedError, LimitError):  # generating it says why, or finds it is too large
         pass
     if size is not None and size.nodes * NODE_BYTES > memory:
         return _refused(args, game, size, f"its arrays would take about {_gib(size.nodes * NODE_BYTES)}, "
@@ -175,7 +175,7 @@ def _generated(
         tree = generate_tree(
             game, seconds=time_left(args.time_limit, started), memory=memory, progress=progress,
         )
-    except Unsupported:  # the import over objects makes it, or says what is wrong
+    except ArraysUnsupportedError:  # the import over objects makes it, or says what is wrong
         return read_gdl2(text, args.game, seconds=time_left(args.time_limit, started))
     except (GameTooLargeError, OutOfTimeError) as problem:
         nodes, seconds = generated
@@ -204,7 +204,7 @@ def _refused(
             left = time_left(args.time_limit, started) / 2  # each player's count takes half what is left
             try:
                 sets = count_infosets(game, player, seconds=left, memory=memory)
-            except Unsupported:
+            except ArraysUnsupportedError:
                 continue
             infosets[player] = {"count": sets.infosets, "complete": sets.complete}
             at_least = "" if sets.complete else "at least "

@@ -44,7 +44,7 @@ from gdl.errors import (
     NotExtensiveError,
     OutOfTimeError,
 )
-from gdl.extensive.generate import GameTree, Unsupported, generate_tree
+from gdl.extensive.generate import ArraysUnsupportedError, GameTree, generate_tree
 from gdl.extensive.generate_kernel import CHANCE, TERMINAL
 from gdl.extensive.model import Chance, Decision, ExtensiveGame, Node, Terminal, format_history
 from gdl.game import CHANCE_ROLE, Game, State, parse
@@ -139,7 +139,7 @@ def extensive_from_gdl(
     if not objects:
         try:
             return game_of_tree(generate_tree(game, max_nodes=max_nodes, seconds=seconds))
-        except Unsupported:  # the import over objects says what is wrong, or makes what arrays cannot
+        except ArraysUnsupportedError:  # the walk over objects makes it, or says what is wrong
             seconds -= time.monotonic() - started
     explorer = _Explorer(game, max_nodes, seconds)
     limit = sys.getrecursionlimit()

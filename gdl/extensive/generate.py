@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from gdl.engines.base import goal_value
 from gdl.engines.sweep import Sweep
-from gdl.errors import GameTooLargeError, OutOfTimeError
+from gdl.errors import ArraysUnsupportedError, GameTooLargeError, OutOfTimeError
 from gdl.game import Game
 from gdl.ground.grounding import term_of
 from gdl.ground.propnet import FALSE
@@ -46,11 +46,6 @@ CHUNK = 200_000
 FIRST_CAPACITY = 1 << 12
 
 Ints = npt.NDArray[np.int64]
-
-
-class Unsupported(Exception):
-    """The arrays cannot hold this game's extensive form; the object-per-node import makes it (or
-    says what is wrong with the game)."""
 
 
 @dataclass(eq=False)
@@ -232,7 +227,7 @@ def generate_tree(
 ) -> GameTree:
     """The extensive form of ``game`` as a :class:`GameTree` (see the module docstring).
 
-    Raises :class:`Unsupported` where the object-per-node import must make it,
+    Raises :class:`ArraysUnsupportedError` where the object-per-node import must make it,
     :class:`~gdl.errors.GameTooLargeError` past ``max_nodes`` nodes or ``memory`` bytes, and
     :class:`~gdl.errors.OutOfTimeError` past ``seconds``; ``progress(nodes, seconds)`` is called after
     every chunk of nodes."""
@@ -340,7 +335,7 @@ def generate_tree(
         if status == kernel.DONE:
             break
         if status not in (kernel.CHUNK, kernel.GROW):
-            raise Unsupported(f"status {status}")
+            raise ArraysUnsupportedError(f"status {status}")
         if nodes > limit:
             raise GameTooLargeError(
                 f"game {game.name!r} has more than {limit} nodes in extensive form"
@@ -394,7 +389,7 @@ def generate_tree(
         int(counters[kernel.DEEPEST]), time.monotonic() - started,
     )
     if len(players) == 2 and found.constant is None:
-        raise Unsupported("not constant-sum")
+        raise ArraysUnsupportedError("not constant-sum")
     return found
 
 
@@ -405,9 +400,9 @@ class _Network:
     def __init__(self, game: Game) -> None:
         net = getattr(game.reasoner, "net", None)
         if net is None:
-            raise Unsupported("the game has no network")
+            raise ArraysUnsupportedError("the game has no network")
         if len(game.players) not in (1, 2):
-            raise Unsupported("not one or two players")
+            raise ArraysUnsupportedError("not one or two players")
         self.game = game
         self.net = net
         input_of = {move: j for j, move in enumerate(net.moves)}
@@ -416,7 +411,7 @@ class _Network:
             dtype=np.int64,
         )
         if (self.legal_input < 0).any():
-            raise Unsupported("a legal move that is no input")
+            raise ArraysUnsupportedError("a legal move that is no input")
         values = [goal_value((term_of(v),)) for entries in net.goals for v, _ in entries]
         self.goal_values = np.asarray([-1 if v is None else v for v in values], dtype=np.int16)
         self.sees = net.sees if net.sees else tuple(() for _ in net.roles)
@@ -464,7 +459,7 @@ def count_tree(
 ) -> TreeCount:
     """The nodes and terminals of ``game``'s extensive form, counted without walking its histories:
     each reachable state once, its subtree's size summed from its successors' (the same wherever it is
-    reached). Raises :class:`Unsupported` where the count cannot be made (no network, a play that
+    reached). Raises :class:`ArraysUnsupportedError` where the count cannot be made (no network, a play that
     repeats a state or passes ``max_steps``, rules that break GDL), :class:`GameTooLargeError` past
     ``memory`` bytes and :class:`OutOfTimeError` past ``seconds``; ``progress(states, seconds)``."""
     from gdl.extensive import generate_kernel as kernel
@@ -498,7 +493,7 @@ def count_tree(
         if status == kernel.DONE:
             break
         if status not in (kernel.CHUNK, kernel.GROW):
-            raise Unsupported(f"status {status}")
+            raise ArraysUnsupportedError(f"status {status}")
         if elapsed > seconds:
             raise OutOfTimeError(
                 f"game {game.name!r}: {states:,} states counted in {max(seconds, 0):.3g} s, and the count "
@@ -548,8 +543,8 @@ def count_infosets(
 ) -> InfosetCount:
     """The information sets of ``player`` in ``game``'s extensive form, counted without walking its
     histories: the player's views are walked with the states each may be in, each (view, state) pair
-    once; as many as were found when ``seconds`` or ``memory`` run out. Raises :class:`Unsupported` as
-    :func:`count_tree`; ``progress(pairs, seconds)``."""
+    once; as many as were found when ``seconds`` or ``memory`` run out. Raises
+    :class:`ArraysUnsupportedError` as :func:`count_tree`; ``progress(pairs, seconds)``."""
     from gdl.extensive import generate_kernel as kernel
 
     started = time.monotonic()
@@ -591,7 +586,7 @@ def count_infosets(
         if status == kernel.DONE:
             return InfosetCount(found, pairs)
         if status not in (kernel.CHUNK, kernel.GROW):
-            raise Unsupported(f"status {status}")
+            raise ArraysUnsupportedError(f"status {status}")
         if elapsed > seconds:
             return InfosetCount(found, pairs, f"the time ran out ({max(seconds, 0):.3g} s)")
         if status == kernel.GROW:
@@ -624,40 +619,13 @@ def _mib(size: int) -> str:
 
 
 __all__ = [
-    "DEFAULT_MEMORY", "GameTree", "InfosetCount", "TreeCount", "Unsupported", "count_infosets", "count_tree",
+    "DEFAULT_MEMORY",
+    "ArraysUnsupportedError",
+    "GameTree",
+    "InfosetCount",
+    "TreeCount",
+    "count_infosets",
+    "count_tree",
     "generate_tree",
 ]
 
-
-#: A tiny GDL-II game with every kind of node: nature picks a coin, then both players guess it at once
-#: (each sees its own guess only); the first wins when it guesses right.
-WARM_UP_GAME = """
-(role random) (role a) (role b) (coin h) (coin t) (init (s 0))
-(<= (legal random (pick ?c)) (true (s 0)) (coin ?c)) (<= (legal random noop) (true (s 1)))
-(<= (legal ?r noop) (true (s 0)) (role ?r) (distinct ?r random))
-(<= (legal ?r (guess ?c)) (true (s 1)) (coin ?c) (role ?r) (distinct ?r random))
-(<= (sees ?r (guessed ?c)) (does ?r (guess ?c)))
-(<= (next (coin_is ?c)) (does random (pick ?c))) (<= (next (s 1)) (true (s 0)))
-(<= (next (right ?r)) (does ?r (guess ?c)) (true (coin_is ?c))) (<= (next (s 2)) (true (s 1)))
-(<= terminal (true (s 2)))
-(<= (goal a 100) (true (right a))) (<= (goal a 0) (not (true (right a))))
-(<= (goal b 0) (true (right a))) (<= (goal b 100) (not (true (right a))))
-"""
-
-
-def warm_up() -> None:
-    """Compile (or load from numba's cache) the kernels of the extensive form, on a tiny game; ``make``
-    calls this at installation, so that no solve pays the compilation inside its time limit."""
-    from gdl.check import check_text
-    from gdl.engines.compiled import CompiledReasoner
-    from gdl.extensive.mccfr import FlatTree, solve_mccfr
-    from gdl.extensive.sequence import SequenceForm
-
-    checked = check_text(WARM_UP_GAME).checked
-    assert checked is not None
-    game = Game(checked, CompiledReasoner(checked), "warm-up")
-    tree = generate_tree(game)
-    count_tree(game)
-    count_infosets(game, "a")
-    form = SequenceForm.from_tree(tree)
-    solve_mccfr(form, 2, report_every=2, tree=FlatTree.from_arrays(tree, form))

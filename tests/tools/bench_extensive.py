@@ -62,7 +62,8 @@ def generation(repeat: int, krieg_nodes: int) -> None:
     import gdl
     from gdl.errors import GameTooLargeError, OutOfTimeError
     from gdl.extensive.from_gdl import extensive_from_gdl
-    from gdl.extensive.generate import generate_tree, warm_up
+    from gdl.extensive.generate import generate_tree
+    from gdl.extensive.warm import warm_up
 
     warm_up()
     print("| game | nodes | over State objects (nodes per CPU-s) | on the network (nodes per CPU-s) |")
