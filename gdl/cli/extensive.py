@@ -22,6 +22,7 @@ from gdl.extensive.generate import (
     count_infosets,
     count_tree,
     generate_tree,
+    least_bytes,
 )
 from gdl.extensive.model import exact_fraction, tidy
 from gdl.extensive.solving import DEFAULT_ITERATIONS as ITERATIONS_OF
@@ -136,11 +137,6 @@ def _not_solved(args: argparse.Namespace, reason: str) -> int:
     return 1 if emit_json(args, unsolved, "solve") else 2
 
 
-#: Bytes a node of the extensive form takes at most in arrays (its own, its terminal's, its views'),
-#: for the refusal of a tree that cannot fit before any of it is made.
-NODE_BYTES = 40
-
-
 def _generated(
     args: argparse.Namespace, text: str, started: float, bar: Progress
 ) -> ExtensiveGame | GameTree | int | None:
@@ -160,9 +156,10 @@ def _generated(
         size = count_tree(game, seconds=time_left(args.time_limit, started) / 2, memory=memory)
     except (ArraysUnsupportedError, LimitError):  # generating it says why, or finds it is too large
         pass
-    if size is not None and size.nodes * NODE_BYTES > memory:
-        return _refused(args, game, size, f"its arrays would take about {_gib(size.nodes * NODE_BYTES)}, "
-                        f"more than the {_gib(memory)} gdl may use", started, memory)
+    needed = None if size is None else least_bytes(size, len(game.players))
+    if needed is not None and needed > memory:
+        return _refused(args, game, size, f"its arrays would take at least {_gib(needed)}, more than the "
+                        f"{_gib(memory)} gdl may use", started, memory)
     generated = [0, 0.0]
     total = f" of {size.nodes:,}" if size is not None else ""
 

@@ -15,8 +15,9 @@ a player forgets, or the game has no network, there is nothing to gain from arra
 object-per-node import runs instead, and raises its error with its message.
 
 **Memory.** A node costs 21 bytes (its kind, first child, child count, information set and legal moves),
-a terminal 8 + 10 per player more, a view about 40; the generation stops with
-:class:`~gdl.errors.GameTooLargeError` before its arrays pass ``memory`` bytes.
+a terminal 8 + 10 per player more, a view about 40 (:func:`least_bytes`); the arrays double as they
+fill, and the generation stops with :class:`~gdl.errors.GameTooLargeError` before they would pass
+``memory`` bytes.
 """
 
 from __future__ import annotations
@@ -362,6 +363,8 @@ def generate_tree(
                 "percept_keys": ("percept_keys",),
                 "legal_keys": ("legal_keys",),
             }
+            if 2 * used() > memory:  # growing doubles the arrays that are full
+                raise GameTooLargeError(_too_large(game, nodes, 2 * used(), memory))
             for lead, rows in wanted.items():
                 have = len(arrays[lead])
                 full = rows > have or (lead in tables and 2 * rows > len(tables[lead]))
@@ -370,8 +373,6 @@ def generate_tree(
                 if full:
                     for name in groups[lead]:
                         grow(name, max(2 * have, rows))
-            if used() > memory:
-                raise GameTooLargeError(_too_large(game, nodes, used(), memory))
     sets = int(counters[kernel.INFOSETS])
     terminals = int(counters[kernel.TERMINALS])
     views = int(counters[kernel.VIEWS])
@@ -447,6 +448,20 @@ class TreeCount:
     #: Whether the counts reached :data:`gdl.extensive.generate_kernel.SATURATED` (at least that many).
     saturated: bool
     seconds: float
+
+
+#: Bytes of a node in a :class:`GameTree`: its kind, first child, child count, information set and
+#: legal moves; and of a terminal, besides: its chance denominator, and per player its goal and own
+#: sequence.
+NODE_BYTES = 1 + 8 + 4 + 4 + 4
+TERMINAL_BYTES = 8
+PLAYER_TERMINAL_BYTES = 2 + 8
+
+
+def least_bytes(size: TreeCount, players: int) -> int:
+    """The least memory the arrays of a tree of this size take (its views and information sets come on
+    top)."""
+    return size.nodes * NODE_BYTES + size.terminals * (TERMINAL_BYTES + players * PLAYER_TERMINAL_BYTES)
 
 
 def count_tree(
@@ -627,5 +642,6 @@ __all__ = [
     "count_infosets",
     "count_tree",
     "generate_tree",
+    "least_bytes",
 ]
 
