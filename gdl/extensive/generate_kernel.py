@@ -96,6 +96,38 @@ def _bit(bits: Any, k: int) -> bool:  # pragma: no cover (numba)
 
 
 @_jit
+def _joint(  # pragma: no cover (numba)
+    frame_legal: Any, frame_count: Any, legal_input: Any, f: int, j: int, moves: Any, inputs: Any
+) -> None:
+    """Joint move ``j`` of frame ``f`` (in the order of ``itertools.product`` over the roles' legal
+    moves): each role's input in ``moves``, and their bits in ``inputs``."""
+    inputs[:] = 0
+    rest = j
+    for r in range(len(moves) - 1, -1, -1):
+        k = legal_input[frame_legal[f, r, rest % frame_count[f, r]]]
+        rest //= frame_count[f, r]
+        moves[r] = k
+        inputs[k >> 3] |= np.uint8(1 << (k & 7))
+
+
+@_jit
+def _told(  # pragma: no cover (numba)
+    out: Any, state_bytes: int, sees_first: Any, role: int, told_joint: bool, moves: Any, row: Any
+) -> None:
+    """What the role is told after a joint move, as a row: the joint move's inputs (``told_joint``: a
+    game without percepts) or the bits of its percepts, which follow the successor's in ``out``."""
+    if told_joint:
+        row[:] = -1
+        row[: len(moves)] = moves
+        return
+    row[:] = 0
+    for k in range(sees_first[role], sees_first[role + 1]):
+        if _bit(out, state_bytes * 8 + k):
+            bit = k - sees_first[role]
+            row[bit >> 6] |= np.int64(1) << np.int64(bit & 63)
+
+
+@_jit
 def _analyse(  # pragma: no cover (numba)
     st_tables: Any, f: int, frame_state: Any, state_work: Any, no_inputs: Any, legal_first: Any,
     frame_legal: Any, frame_count: Any,
@@ -149,6 +181,7 @@ def generate(  # pragma: no cover (numba)
     triple = np.zeros(3, dtype=np.int64)
     pair = np.zeros(2, dtype=np.int64)
     own = np.zeros(players, dtype=np.int64)
+    moves = np.zeros(roles, dtype=np.int64)
     walked = 0
     target = 0
     f = 0
@@ -281,25 +314,16 @@ def generate(  # pragma: no cover (numba)
         inputs[:] = 0
         for q in range(roles):
             j = legal_input[frame_legal[f, q, frame_choice[f, q]]]
+            moves[q] = j
             inputs[j >> 3] |= np.uint8(1 << (j & 7))
         sweep(nx_tables, frame_state[f], inputs, nx_work)
         out = nx_work[nx_slots:]
         frame_state[f + 1, :] = out[:state_bytes]
         for p in range(players):
             q = player_role[p]
-            percept_row[:] = -1
-            if told_joint:
-                for s in range(roles):
-                    percept_row[s] = legal_input[frame_legal[f, s, frame_choice[f, s]]]
-            else:
-                for w in range(len(percept_row)):
-                    percept_row[w] = 0
-                for k in range(sees_first[q], sees_first[q + 1]):
-                    if _bit(out, state_bytes * 8 + k):
-                        bit = k - sees_first[q]
-                        percept_row[bit >> 6] |= np.int64(1) << np.int64(bit & 63)
+            _told(out, state_bytes, sees_first, q, told_joint, moves, percept_row)
             triple[0] = frame_view[f, p]
-            triple[1] = legal_input[frame_legal[f, q, frame_choice[f, q]]]
+            triple[1] = moves[q]
             triple[2] = intern(percept_keys, percept_table, counters, PERCEPTS, percept_row)
             frame_view[f + 1, p] = intern(view_keys, view_table, counters, VIEWS, triple)
         f += 1
@@ -376,6 +400,7 @@ def count_histories(  # pragma: no cover (numba)
     no_inputs = np.zeros(max(input_bytes, 1), dtype=np.uint8)
     inputs = np.zeros(max(input_bytes, 1), dtype=np.uint8)
     words = np.zeros(state_keys.shape[1], dtype=np.int64)
+    moves = np.zeros(roles, dtype=np.int64)
     counted = 0
     if counters[STACK] < 0 and counters[STATES] == 0:
         _packed(frame_state[0], words)
@@ -414,13 +439,7 @@ def count_histories(  # pragma: no cover (numba)
             return CHUNK
         if counters[STATES] + 1 > len(state_keys) or 2 * (counters[STATES] + 1) > len(state_table):
             return GROW
-        inputs[:] = 0
-        rest = j
-        for r in range(roles - 1, -1, -1):
-            choice = rest % frame_count[f, r]
-            rest //= frame_count[f, r]
-            k = legal_input[frame_legal[f, r, choice]]
-            inputs[k >> 3] |= np.uint8(1 << (k & 7))
+        _joint(frame_legal, frame_count, legal_input, f, j, moves, inputs)
         sweep(nx_tables, frame_state[f], inputs, nx_work)
         following = nx_work[nx_slots : nx_slots + state_bytes]
         _packed(following, words)
@@ -506,6 +525,7 @@ def count_infosets(  # pragma: no cover (numba)
     legal_row = np.zeros(legal_keys.shape[1], dtype=np.int64)
     pair = np.zeros(2, dtype=np.int64)
     triple = np.zeros(3, dtype=np.int64)
+    moves = np.zeros(roles, dtype=np.int64)
     walked = 0
     if counters[PAIR_STACK] < 0 and counters[VIEWS] == 0:
         triple[0] = -1
@@ -546,31 +566,12 @@ def count_infosets(  # pragma: no cover (numba)
         ):
             return GROW
         walked += 1
-        inputs[:] = 0
-        rest = j
-        for r in range(roles - 1, -1, -1):
-            choice = rest % frame_count[f, r]
-            rest //= frame_count[f, r]
-            k = legal_input[frame_legal[f, r, choice]]
-            inputs[k >> 3] |= np.uint8(1 << (k & 7))
-            if r == role:
-                triple[1] = k
+        _joint(frame_legal, frame_count, legal_input, f, j, moves, inputs)
         sweep(nx_tables, frame_state[f], inputs, nx_work)
         out = nx_work[nx_slots:]
-        percept_row[:] = -1
-        if told_joint:
-            rest = j
-            for r in range(roles - 1, -1, -1):
-                choice = rest % frame_count[f, r]
-                rest //= frame_count[f, r]
-                percept_row[r] = legal_input[frame_legal[f, r, choice]]
-        else:
-            percept_row[:] = 0
-            for k in range(sees_first[role], sees_first[role + 1]):
-                if _bit(out, state_bytes * 8 + k):
-                    bit = k - sees_first[role]
-                    percept_row[bit >> 6] |= np.int64(1) << np.int64(bit & 63)
+        _told(out, state_bytes, sees_first, role, told_joint, moves, percept_row)
         triple[0] = frame_view[f]
+        triple[1] = moves[role]
         triple[2] = intern(percept_keys, percept_table, counters, PERCEPTS, percept_row)
         view = intern(view_keys, view_table, counters, VIEWS, triple)
         _packed(out[:state_bytes], words)
