@@ -69,7 +69,8 @@ class _Learner:
         behaviour = np.zeros(len(self.side.sequences))
         if not len(self.side.infosets):
             return behaviour
-        positive = np.maximum(self.regrets[1:], 0.0)
+        # CFR+ keeps its regrets nonnegative; DCFR's negative ones count as 0.
+        positive = self.regrets[1:] if self.variant == "cfr+" else np.maximum(self.regrets[1:], 0.0)
         totals = np.add.reduceat(positive, self.side.first - 1)
         uniform = totals[self.owner[1:]] <= 0
         behaviour[1:] = np.where(
