@@ -42,13 +42,17 @@ principal variation, the states searched and the time; it is not solved when --t
 --max-states runs out. An extensive-form game (GDL-II with chance or hidden information, the JSON
 format, a Gambit .efg file) is solved as such: each player's value, each information set's optimal
 behaviour strategy and the exploitability that proves it, by the sequence-form LP (--method lp,
-exact) or CFR+ (--method cfr --iterations N, stopping with what it has at --time-limit).
+exact), CFR+, Discounted CFR or Monte Carlo CFR (--method cfr, dcfr, mccfr --iterations N, stopping with
+what they have at --time-limit); --method auto (the default) takes the LP for a small game, DCFR beyond.
+A GDL-II game is counted and generated on the compiled network, with its progress on a terminal; one
+too large for the memory is refused with its size.
 
 Exit status: 0 solved, 1 not solved, 2 unusable input.""",
         [
             "gdl solve games/tictactoe.kif",
             "gdl solve games/kuhn.efg --json",
             "gdl solve games/kuhn.efg --method cfr --iterations 500",
+            "gdl solve games/leduc.kif --method dcfr --iterations 2000 --quiet",
             "gdl solve games/nim.kif --time-limit 5 --max-states 100000",
             "gdl solve games/*.kif --jobs 2",
         ],
