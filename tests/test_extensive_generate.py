@@ -208,3 +208,21 @@ def test_the_warm_up_game_is_the_same() -> None:
     warm_up()
     made = assert_same(gdl.parse(WARM_UP_GAME, file="warm-up.kif"))
     assert isinstance(made, GdlExtensiveGame) and made.sizes == {"terminal": 8, "chance": 1, "decision": 6}
+
+
+def test_a_count_past_2_to_the_62_saturates() -> None:
+    """Seventy steps of two moves each over a chain of states: 2^71 - 1 nodes, counted as at least
+    2^62 (saturated), not overflowed."""
+    steps = 70
+    succ = " ".join(f"(succ {k} {k + 1})" for k in range(steps))
+    text = f"""
+    (role random) (role p) {succ} (init (step 0))
+    (<= (legal random noop) (true (step ?k)))
+    (<= (legal p a) (true (step ?k))) (<= (legal p b) (true (step ?k)))
+    (<= (next (step ?n)) (true (step ?k)) (succ ?k ?n))
+    (<= (sees p tick) (true (step ?k)))
+    (<= terminal (true (step {steps}))) (<= (goal p 100) (true (step {steps})))
+    (<= (goal p 0) (not (true (step {steps}))))
+    """
+    size = count_tree(gdl.parse(text, file="chain.kif"))
+    assert size.saturated and size.nodes == size.terminals == 2**62 and size.states == steps + 1

@@ -194,8 +194,14 @@ def _refused(
     reason = f"not solved: {why}"
     report: dict[str, Any] = {"game": args.game, "solved": False, "reason": reason}
     if size is not None:
-        sizes: dict[str, Any] = {"nodes": size.nodes, "terminals": size.terminals, "states": size.states}
-        shown = [f"{size.nodes:,} nodes", f"{size.terminals:,} terminals", f"{size.states:,} states"]
+        sizes: dict[str, Any] = {
+            "nodes": size.nodes, "terminals": size.terminals, "states": size.states,
+            "saturated": size.saturated,
+        }
+        least = "at least " if size.saturated else ""  # the counts stop at 2**62
+        shown = [
+            f"{least}{size.nodes:,} nodes", f"{least}{size.terminals:,} terminals", f"{size.states:,} states"
+        ]
         infosets: dict[str, Any] = {}
         for player in game.players:
             left = time_left(args.time_limit, started) / 2  # each player's count takes half what is left

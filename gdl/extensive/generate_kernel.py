@@ -482,17 +482,23 @@ def _internal(frame_count: Any, f: int, roles: int) -> int:  # pragma: no cover 
     for r in range(roles):
         k = frame_count[f, r]
         if k > 1:
-            nodes = min(nodes + before, SATURATED)
-            before = min(before * k, SATURATED)
+            nodes = _sum(nodes, before)
+            before = SATURATED if before > SATURATED // k else before * k
     return nodes
+
+
+@_jit
+def _sum(a: int, b: int) -> int:  # pragma: no cover (numba)
+    """``a + b`` for counts of at most :data:`SATURATED`, saturating there (never overflowing)."""
+    return SATURATED if a >= SATURATED - b else a + b
 
 
 @_jit
 def _add(  # pragma: no cover (numba)
     frame_nodes: Any, frame_terminals: Any, f: int, nodes: int, terminals: int
 ) -> None:
-    frame_nodes[f] = min(frame_nodes[f] + nodes, SATURATED)
-    frame_terminals[f] = min(frame_terminals[f] + terminals, SATURATED)
+    frame_nodes[f] = _sum(frame_nodes[f], nodes)
+    frame_terminals[f] = _sum(frame_terminals[f], terminals)
 
 
 #: Fields of the counters array of :func:`count_infosets`: besides VIEWS, PERCEPTS, LEGALS and
