@@ -168,6 +168,10 @@ def _generated(
         bar.say(f"generating the extensive form: {nodes:,}{total} nodes, {nodes / max(seconds, 1e-9):,.0f} "
                 "per second")
 
+    if time_left(args.time_limit, started) <= 0:
+        return _refused(
+            args, game, size, "the time ran out before the extensive form was made", started, memory
+        )
     try:
         tree = generate_tree(
             game, seconds=time_left(args.time_limit, started), memory=memory, progress=progress,

@@ -41,8 +41,10 @@ from gdl.ground.propnet import FALSE
 
 #: The memory the arrays of a generation may take by default, in bytes.
 DEFAULT_MEMORY = 4 * 2**30
-#: Nodes a call of the kernel walks between two looks at the clock.
-CHUNK = 200_000
+#: Nodes a call of the kernel walks between two looks at the clock (a few hundredths of a CPU-second).
+CHUNK = 20_000
+#: States (or pairs of a view and a state) a call of a counting kernel finishes between two looks.
+COUNT_CHUNK = 5_000
 #: The first capacity of the arrays, in nodes.
 FIRST_CAPACITY = 1 << 12
 
@@ -498,7 +500,7 @@ def count_tree(
     while True:
         status = kernel.count_histories(
             setup.state_sweep.tables, setup.next_sweep.tables, setup.legal_first, setup.legal_input,
-            setup.input_bytes, max_steps, CHUNK, counters, keys, table, memo_nodes, memo_terminals,
+            setup.input_bytes, max_steps, COUNT_CHUNK, counters, keys, table, memo_nodes, memo_terminals,
             frame_state, frame_legal, frame_count, frame_joint, frame_id, frame_nodes, frame_terminals,
         )
         states = int(counters[kernel.STATES])
@@ -588,7 +590,7 @@ def count_infosets(
     while True:
         status = kernel.count_infosets(
             setup.state_sweep.tables, setup.next_sweep.tables, setup.legal_first, setup.legal_input,
-            sees_first, role, not game.has_percepts, setup.input_bytes, max_steps, CHUNK, counters,
+            sees_first, role, not game.has_percepts, setup.input_bytes, max_steps, COUNT_CHUNK, counters,
             keys["state"], tables["state"], keys["pair"], tables["pair"], keys["view"], tables["view"],
             keys["percept"], tables["percept"], keys["legal"], tables["legal"], keys["set"], tables["set"],
             frame_state, frame_legal, frame_count, frame_joint, frame_view,
