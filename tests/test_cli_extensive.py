@@ -154,3 +154,5 @@ def test_a_gdl2_game_beyond_the_objects_is_solved_on_its_arrays(
     assert report["value"]["player1"] == pytest.approx(-1 / 18, abs=1e-3)
     assert "not proven" in report["guarantee"] and report["exploitability"] < 1e-3
     assert report["size"]["terminal"] == 30 and set(report["strategies"]) == {"player1", "player2"}
+    low, high = (float(bound) for bound in report["bounds"]["player1"])  # floats, as measured
+    assert low <= -1 / 18 <= high and high - low <= 4 * report["exploitability"] + 1e-12

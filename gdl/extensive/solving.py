@@ -126,7 +126,11 @@ class ExtensiveSolution:
             "method": self.method,
             "value": {p: tidy(v) for p, v in self.value.items()},
             "exact_value": None if exact is None else {p: str(v) for p, v in exact.items()},
-            "bounds": {p: [str(low), str(high)] for p, (low, high) in self.bounds.items()},
+            # Bounds measured in floating point are shown as the floats they are, not as their fractions.
+            "bounds": {
+                p: [str(low), str(high)] if self.proven else [repr(float(low)), repr(float(high))]
+                for p, (low, high) in self.bounds.items()
+            },
             "reason": self.reason,
             "guarantee": self.guarantee,
             "strategies": self.strategies,
