@@ -13,14 +13,9 @@ from support.paths import CORPUS, GAMES, shared_path
 
 import gdl
 from gdl.errors import GdlError
+from gdl.extensive.count import count_infosets, count_tree
 from gdl.extensive.from_gdl import GdlExtensiveGame, extensive_from_gdl
-from gdl.extensive.generate import (
-    ArraysUnsupportedError,
-    GameTree,
-    count_infosets,
-    count_tree,
-    generate_tree,
-)
+from gdl.extensive.generate import ArraysUnsupportedError, GameTree, generate_tree
 
 
 def both(game: gdl.Game) -> tuple[GdlExtensiveGame | str, GdlExtensiveGame | str]:

@@ -14,16 +14,9 @@ from gdl.cli._common import counted, emit_json, plural, read_source, time_left
 from gdl.cli.progress import Progress
 from gdl.errors import GameTooLargeError, LimitError, OutOfTimeError
 from gdl.extensive import GDL_SUFFIXES, ExtensiveGame, ExtensiveGameError, NotExtensiveError, read_extensive
+from gdl.extensive.count import TreeCount, count_infosets, count_tree, least_bytes
 from gdl.extensive.from_gdl import DEFAULT_MAX_NODES, game_of_tree, load_gdl2, read_gdl2
-from gdl.extensive.generate import (
-    ArraysUnsupportedError,
-    GameTree,
-    TreeCount,
-    count_infosets,
-    count_tree,
-    generate_tree,
-    least_bytes,
-)
+from gdl.extensive.generate import ArraysUnsupportedError, GameTree, generate_tree
 from gdl.extensive.model import exact_fraction, tidy
 from gdl.extensive.solving import DEFAULT_ITERATIONS as ITERATIONS_OF
 from gdl.extensive.solving import ITERATIVE, solve_extensive, solve_tree

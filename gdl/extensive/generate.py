@@ -15,7 +15,8 @@ a player forgets, or the game has no network, there is nothing to gain from arra
 object-per-node import runs instead, and raises its error with its message.
 
 **Memory.** A node costs 21 bytes (its kind, first child, child count, information set and legal moves),
-a terminal 8 + 10 per player more, a view about 40 (:func:`least_bytes`); the arrays double as they
+a terminal 8 + 10 per player more, a view about 40 (:func:`gdl.extensive.count.least_bytes`); the
+arrays double as they
 fill, and the generation stops with :class:`~gdl.errors.GameTooLargeError` before they would pass
 ``memory`` bytes.
 """
@@ -43,8 +44,6 @@ from gdl.ground.propnet import FALSE
 DEFAULT_MEMORY = 4 * 2**30
 #: Nodes a call of the kernel walks between two looks at the clock (a few hundredths of a CPU-second).
 CHUNK = 20_000
-#: States (or pairs of a view and a state) a call of a counting kernel finishes between two looks.
-COUNT_CHUNK = 5_000
 #: The first capacity of the arrays, in nodes.
 FIRST_CAPACITY = 1 << 12
 
@@ -237,7 +236,7 @@ def generate_tree(
     from gdl.extensive import generate_kernel as kernel
 
     started = time.monotonic()
-    setup = _Network(game)
+    setup = Network(game)
     net = setup.net
     players = game.players
     roles = len(net.roles)
@@ -396,7 +395,7 @@ def generate_tree(
     return found
 
 
-class _Network:
+class Network:
     """What the kernels read of a game's network: its sweeps (the terminal test, legal moves and goals
     of a state; the successor and the percepts of a joint move) and the numbering of its outputs."""
 
@@ -439,186 +438,7 @@ class _Network:
         return rows
 
 
-@dataclass(frozen=True)
-class TreeCount:
-    """The size of a game's extensive form, counted over its states (:func:`count_tree`)."""
-
-    nodes: int
-    terminals: int
-    #: The reachable states the count went through.
-    states: int
-    #: Whether the counts reached :data:`gdl.extensive.generate_kernel.SATURATED` (at least that many).
-    saturated: bool
-    seconds: float
-
-
-#: Bytes of a node in a :class:`GameTree`: its kind, first child, child count, information set and
-#: legal moves; and of a terminal, besides: its chance denominator, and per player its goal and own
-#: sequence.
-NODE_BYTES = 1 + 8 + 4 + 4 + 4
-TERMINAL_BYTES = 8
-PLAYER_TERMINAL_BYTES = 2 + 8
-
-
-def least_bytes(size: TreeCount, players: int) -> int:
-    """The least memory the arrays of a tree of this size take (its views and information sets come on
-    top)."""
-    return size.nodes * NODE_BYTES + size.terminals * (TERMINAL_BYTES + players * PLAYER_TERMINAL_BYTES)
-
-
-def count_tree(
-    game: Game,
-    *,
-    seconds: float = float("inf"),
-    memory: int = DEFAULT_MEMORY,
-    max_steps: int = 1_000,
-    progress: Callable[[int, float], None] | None = None,
-) -> TreeCount:
-    """The nodes and terminals of ``game``'s extensive form, counted without walking its histories:
-    each reachable state once, its subtree's size summed from its successors' (the same wherever it is
-    reached). Raises :class:`ArraysUnsupportedError` where the count cannot be made (no network, a play that
-    repeats a state or passes ``max_steps``, rules that break GDL), :class:`GameTooLargeError` past
-    ``memory`` bytes and :class:`OutOfTimeError` past ``seconds``; ``progress(states, seconds)``."""
-    from gdl.extensive import generate_kernel as kernel
-
-    started = time.monotonic()
-    setup = _Network(game)
-    roles = len(setup.net.roles)
-    frames = max_steps + 1
-    frame_state = setup.frames(frames)
-    frame_legal = np.zeros((frames, roles, setup.most_legal), dtype=np.int64)
-    frame_count = np.zeros((frames, roles), dtype=np.int64)
-    frame_joint, frame_id, frame_nodes, frame_terminals = (np.zeros(frames, dtype=np.int64) for _ in range(4))
-    words = (setup.state_bytes + 7) // 8
-    capacity = FIRST_CAPACITY
-    keys = np.zeros((capacity, words), dtype=np.int64)
-    table = np.zeros(4 * capacity, dtype=np.int64)
-    memo_nodes = np.zeros(capacity, dtype=np.int64)
-    memo_terminals = np.zeros(capacity, dtype=np.int64)
-    counters = np.zeros(3, dtype=np.int64)
-    counters[kernel.STACK] = -1
-    while True:
-        status = kernel.count_histories(
-            setup.state_sweep.tables, setup.next_sweep.tables, setup.legal_first, setup.legal_input,
-            setup.input_bytes, max_steps, COUNT_CHUNK, counters, keys, table, memo_nodes, memo_terminals,
-            frame_state, frame_legal, frame_count, frame_joint, frame_id, frame_nodes, frame_terminals,
-        )
-        states = int(counters[kernel.STATES])
-        elapsed = time.monotonic() - started
-        if progress is not None:
-            progress(states, elapsed)
-        if status == kernel.DONE:
-            break
-        if status not in (kernel.CHUNK, kernel.GROW):
-            raise ArraysUnsupportedError(f"status {status}")
-        if elapsed > seconds:
-            raise OutOfTimeError(
-                f"game {game.name!r}: {states:,} states counted in {max(seconds, 0):.3g} s, and the count "
-                "of its extensive form is not complete"
-            )
-        if status == kernel.GROW:
-            capacity *= 2
-            keys = _grown(keys, capacity)
-            memo_nodes, memo_terminals = _grown(memo_nodes, capacity), _grown(memo_terminals, capacity)
-            table = np.zeros(4 * capacity, dtype=np.int64)
-            kernel.rehash(keys, table, states)
-            used = keys.nbytes + table.nbytes + memo_nodes.nbytes + memo_terminals.nbytes
-            if used > memory:
-                raise GameTooLargeError(
-                    f"game {game.name!r}: more than {states:,} states, and counting its extensive form "
-                    f"would pass {_mib(memory)}"
-                )
-    root = int(frame_id[0])
-    nodes, terminals = int(memo_nodes[root]), int(memo_terminals[root])
-    saturated = max(nodes, terminals) >= kernel.SATURATED
-    return TreeCount(nodes, terminals, int(counters[kernel.STATES]), saturated, time.monotonic() - started)
-
-
-@dataclass(frozen=True)
-class InfosetCount:
-    """The information sets of one player (:func:`count_infosets`): all of them, or as many as were
-    found when the time or the memory ran out (``stopped`` says which)."""
-
-    infosets: int
-    #: The pairs of a view and a state walked.
-    pairs: int
-    stopped: str = ""
-
-    @property
-    def complete(self) -> bool:
-        return not self.stopped
-
-
-def count_infosets(
-    game: Game,
-    player: str,
-    *,
-    seconds: float = float("inf"),
-    memory: int = DEFAULT_MEMORY,
-    max_steps: int = 1_000,
-    progress: Callable[[int, float], None] | None = None,
-) -> InfosetCount:
-    """The information sets of ``player`` in ``game``'s extensive form, counted without walking its
-    histories: the player's views are walked with the states each may be in, each (view, state) pair
-    once; as many as were found when ``seconds`` or ``memory`` run out. Raises
-    :class:`ArraysUnsupportedError` as :func:`count_tree`; ``progress(pairs, seconds)``."""
-    from gdl.extensive import generate_kernel as kernel
-
-    started = time.monotonic()
-    setup = _Network(game)
-    net = setup.net
-    roles = len(net.roles)
-    role = [str(r) for r in net.roles].index(player)
-    sees = setup.sees
-    sees_first = np.cumsum([0, *(len(e) for e in sees)]).astype(np.int64)
-    frames = max_steps + 1
-    frame_state = setup.frames(frames)
-    frame_legal = np.zeros((frames, roles, setup.most_legal), dtype=np.int64)
-    frame_count = np.zeros((frames, roles), dtype=np.int64)
-    frame_joint, frame_view = np.zeros(frames, dtype=np.int64), np.zeros(frames, dtype=np.int64)
-    widths = {
-        "state": (setup.state_bytes + 7) // 8, "pair": 2, "view": 3,
-        "percept": max(roles, *((len(e) + 63) // 64 for e in sees), 1),
-        "legal": (setup.most_legal + 63) // 64, "set": 2,
-    }
-    keys = {name: np.zeros((FIRST_CAPACITY, width), dtype=np.int64) for name, width in widths.items()}
-    tables = {name: np.zeros(4 * FIRST_CAPACITY, dtype=np.int64) for name in widths}
-    field = {"state": kernel.PAIR_STATES, "pair": kernel.PAIRS, "view": kernel.VIEWS,
-             "percept": kernel.PERCEPTS, "legal": kernel.LEGALS, "set": kernel.INFOSETS}
-    counters = np.zeros(13, dtype=np.int64)
-    counters[kernel.PAIR_STACK] = -1
-    while True:
-        status = kernel.count_infosets(
-            setup.state_sweep.tables, setup.next_sweep.tables, setup.legal_first, setup.legal_input,
-            sees_first, role, not game.has_percepts, setup.input_bytes, max_steps, COUNT_CHUNK, counters,
-            keys["state"], tables["state"], keys["pair"], tables["pair"], keys["view"], tables["view"],
-            keys["percept"], tables["percept"], keys["legal"], tables["legal"], keys["set"], tables["set"],
-            frame_state, frame_legal, frame_count, frame_joint, frame_view,
-        )
-        pairs = int(counters[kernel.PAIRS])
-        elapsed = time.monotonic() - started
-        if progress is not None:
-            progress(pairs, elapsed)
-        found = int(counters[kernel.INFOSETS])
-        if status == kernel.DONE:
-            return InfosetCount(found, pairs)
-        if status not in (kernel.CHUNK, kernel.GROW):
-            raise ArraysUnsupportedError(f"status {status}")
-        if elapsed > seconds:
-            return InfosetCount(found, pairs, f"the time ran out ({max(seconds, 0):.3g} s)")
-        if status == kernel.GROW:
-            for name in widths:
-                count = int(counters[field[name]])
-                if 2 * (count + 1) > len(keys[name]):
-                    keys[name] = _grown(keys[name], 2 * len(keys[name]))
-                    tables[name] = np.zeros(4 * len(keys[name]), dtype=np.int64)
-                    kernel.rehash(keys[name], tables[name], count)
-            used = sum(a.nbytes for a in keys.values()) + sum(a.nbytes for a in tables.values())
-            if used > memory:
-                return InfosetCount(found, pairs, f"the count would pass {_mib(memory)}")
-
-
-def _grown(array: npt.NDArray[Any], rows: int) -> npt.NDArray[Any]:
+def grown(array: npt.NDArray[Any], rows: int) -> npt.NDArray[Any]:
     grown = np.zeros((rows, *array.shape[1:]), dtype=array.dtype)
     grown[: len(array)] = array
     return grown
@@ -627,23 +447,12 @@ def _grown(array: npt.NDArray[Any], rows: int) -> npt.NDArray[Any]:
 def _too_large(game: Game, nodes: int, used: int, memory: int) -> str:
     return (
         f"game {game.name!r} has more than {nodes:,} nodes in extensive form, and its arrays would pass "
-        f"{_mib(memory)} ({_mib(used)} at {nodes:,} nodes)"
+        f"{mib(memory)} ({mib(used)} at {nodes:,} nodes)"
     )
 
 
-def _mib(size: int) -> str:
+def mib(size: int) -> str:
     return f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{size / 2**20:.0f} MiB"
 
 
-__all__ = [
-    "DEFAULT_MEMORY",
-    "ArraysUnsupportedError",
-    "GameTree",
-    "InfosetCount",
-    "TreeCount",
-    "count_infosets",
-    "count_tree",
-    "generate_tree",
-    "least_bytes",
-]
-
+__all__ = ["DEFAULT_MEMORY", "ArraysUnsupportedError", "GameTree", "Network", "generate_tree"]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from gdl.check import check_text
 from gdl.engines.compiled import CompiledReasoner
-from gdl.extensive.generate import count_infosets, count_tree, generate_tree
+from gdl.extensive.count import count_infosets, count_tree
+from gdl.extensive.generate import generate_tree
 from gdl.extensive.mccfr import FlatTree, solve_mccfr
 from gdl.extensive.sequence import SequenceForm
 from gdl.game import Game
