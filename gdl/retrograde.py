@@ -7,10 +7,10 @@ as the search over :class:`gdl.game.State` objects (the same concepts, values, t
 variation), at a few hundred thousand states per CPU-second instead of a few thousand. A game it does not
 apply to (simultaneous moves, no network) goes to that search.
 
-**How.** States are rows of bytes in a hash table (numpy arrays: no Python object per state), expanded
-breadth first by a numba kernel (:mod:`gdl.retrograde_kernel`) that evaluates the network's schedule
-(:mod:`gdl.engines.sweep`) once per state for the terminal test, the legal moves and the goals, and once
-per joint move for the successor. The graph is kept as compressed rows of successor numbers; values are
+**How.** States are rows of 64-bit words in a hash table (numpy arrays: no Python object per state),
+expanded breadth first by a numba kernel (:mod:`gdl.retrograde_kernel`) that evaluates the network's
+schedule (:mod:`gdl.engines.sweep`) over words of 64 lanes: the terminal test, the legal moves and the
+goals of 64 states at once, then the successors of 64 joint moves at once. The graph is kept as compressed rows of successor numbers; values are
 then propagated from the terminal states through the graph reversed, each state taken once its last
 successor is valued (Kahn's order), so that a state that repeats is found (a state never valued).
 
@@ -62,12 +62,11 @@ class Exploration:
         )
         self.goal_first = np.cumsum([0, *(len(e) for e in net.goals)]).astype(np.int64)
         self.goal_value = np.asarray([int(v) for entries in net.goals for v, _ in entries], dtype=np.int16)
-        self.input_bytes = (len(net.moves) + 7) // 8
-        self.state_bytes = max(1, (len(net.fluents) + 7) // 8)
+        self.state_words = max(1, (len(net.fluents) + 63) // 64)
         self.counters = np.zeros(4, dtype=np.int64)
         self.capacity = 0
-        self.keys = np.zeros((0, self.state_bytes), dtype=np.uint8)
-        self.table = np.zeros(0, dtype=np.int64)
+        self.keys = np.zeros((0, self.state_words), dtype=np.uint64)
+        self.table = np.zeros(0, dtype=np.uint64)
         self.child_start = np.zeros(1, dtype=np.int64)
         self.children = np.zeros(FIRST_CAPACITY, dtype=np.int64)
         self.terminal = np.zeros(0, dtype=np.bool_)
@@ -81,15 +80,15 @@ class Exploration:
 
     def row(self, state: State) -> np.ndarray:
         data = int(self.game.reasoner.from_fluents(state.fluents()))
-        return np.frombuffer(data.to_bytes(self.state_bytes, "little"), dtype=np.uint8).copy()
+        return np.frombuffer(data.to_bytes(8 * self.state_words, "little"), dtype="<u8").astype(np.uint64)
 
     def state(self, number: int) -> State:
         """The game state of state ``number``."""
-        return State(self.game, int.from_bytes(self.keys[number].tobytes(), "little"))
+        return State(self.game, int.from_bytes(self.keys[number].astype("<u8").tobytes(), "little"))
 
     def bytes_per_state(self) -> float:
         branching = max(1.0, int(self.counters[EDGES]) / max(1, int(self.counters[EXPANDED])))
-        return self.state_bytes + 62 + 4 * self.goals.shape[1] + 16 * branching
+        return 8 * self.state_words + 62 + 4 * self.goals.shape[1] + 16 * branching
 
     def fits(self, states: int) -> bool:
         return states * self.bytes_per_state() <= self.memory
@@ -98,10 +97,10 @@ class Exploration:
         from gdl.retrograde_kernel import rehash
 
         count = int(self.counters[STATES])
-        keys = np.zeros((capacity, self.state_bytes), dtype=np.uint8)
+        keys = np.zeros((capacity, self.state_words), dtype=np.uint64)
         keys[:count] = self.keys[:count]
         self.keys = keys
-        self.table = np.zeros(1 << (2 * capacity - 1).bit_length(), dtype=np.int64)  # a power of two
+        self.table = np.zeros(1 << (2 * capacity - 1).bit_length(), dtype=np.uint64)  # a power of two
         rehash(self.keys, self.table, count)
         self.child_start = _grown(self.child_start, capacity + 1)
         self.terminal = _grown(self.terminal, capacity)
@@ -114,7 +113,7 @@ class Exploration:
 
         return int(expand(
             self.state_sweep.tables, self.next_sweep.tables, self.legal_first, self.legal_input,
-            self.goal_first, self.goal_value, self.input_bytes, self.keys, self.table, self.counters,
+            self.goal_first, self.goal_value, self.keys, self.table, self.counters,
             self.child_start, self.children, self.terminal, self.goals, self.mover, chunk, limit,
         ))
 
