@@ -53,6 +53,8 @@ class Exploration:
     """The reachable states of a game from one state, as arrays (see the module docstring)."""
 
     def __init__(self, game: Game, root: State, memory: int) -> None:
+        from gdl.retrograde_kernel import rehash
+
         net = game.reasoner.net  # type: ignore[attr-defined]
         self.game = game
         self.memory = memory
@@ -85,7 +87,7 @@ class Exploration:
         self.grow_states(first)
         self.keys[0] = self.row(root)
         self.counters[STATES] = 1
-        self.grow_states(first)  # hashes the root
+        rehash(self.keys, self.table, 1)
 
     def row(self, state: State) -> np.ndarray:
         data = int(self.game.reasoner.from_fluents(state.fluents()))
@@ -116,18 +118,21 @@ class Exploration:
         return capacity * self.bytes_per_capacity() + 16 * edges <= self.memory
 
     def grow_states(self, capacity: int) -> None:
-        from gdl.retrograde_kernel import rehash
+        """Room for ``capacity`` states. The arrays are resized in place where the memory allows it (no
+        copy), so no other reference to them may be held while exploring."""
+        from gdl.retrograde_kernel import REGROW_BITS, regrow, rehash
 
-        count = int(self.counters[STATES])
-        keys = np.zeros((capacity, self.state_words), dtype=np.uint64)
-        keys[:count] = self.keys[:count]
-        self.keys = keys
-        self.table = np.zeros(1 << (2 * capacity - 1).bit_length(), dtype=np.uint64)  # a power of two
-        rehash(self.keys, self.table, count)
-        self.child_start = _grown(self.child_start, capacity + 1)
-        self.terminal = _grown(self.terminal, capacity)
-        self.goals = _grown(self.goals, capacity)
-        self.mover = _grown(self.mover, capacity)
+        table = np.zeros(1 << (2 * capacity - 1).bit_length(), dtype=np.uint64)  # a power of two
+        if len(table) <= 1 << REGROW_BITS:
+            regrow(self.table, table)
+        else:
+            rehash(self.keys, table, int(self.counters[STATES]))
+        self.table = table
+        self.keys.resize((capacity, self.state_words), refcheck=False)
+        self.child_start.resize(capacity + 1, refcheck=False)
+        self.terminal.resize(capacity, refcheck=False)
+        self.goals.resize((capacity, self.goals.shape[1]), refcheck=False)
+        self.mover.resize(capacity, refcheck=False)
         self.capacity = capacity
 
     def run(self, chunk: int, limit: int) -> int:
@@ -138,12 +143,6 @@ class Exploration:
             self.goal_first, self.goal_value, self.keys, self.table, self.counters,
             self.child_start, self.children, self.terminal, self.goals, self.mover, chunk, limit,
         ))
-
-
-def _grown(array: np.ndarray, length: int) -> np.ndarray:
-    grown = np.zeros((length, *array.shape[1:]), dtype=array.dtype)
-    grown[: len(array)] = array
-    return grown
 
 
 def explore(
@@ -208,7 +207,7 @@ def explore(
                 if status == GROW_STATES:
                     found.grow_states(states)
                 else:
-                    found.children = _grown(found.children, edges)
+                    found.children.resize(edges, refcheck=False)
             except MemoryError:
                 return found, _too_large(found)
         elif status == SIMULTANEOUS:

@@ -19,7 +19,7 @@ from typing import Any, TypeVar, cast
 import numba
 import numpy as np
 
-from gdl.engines.sweep_kernel import walk_schedule
+from gdl.engines.sweep_kernel import WIDE, walk_schedule_wide
 from gdl.engines.sweep_layout import (
     BASES,
     FALSE_SLOT,
@@ -43,8 +43,11 @@ NUMBER_BITS = 36
 _NUMBER_BITS = np.uint64(NUMBER_BITS)
 _NUMBER = np.uint64((1 << NUMBER_BITS) - 1)
 
-#: Lanes of a word: states analysed, or joint moves evaluated, at once.
-LANES = 64
+#: States analysed, or joint moves evaluated, at once: a lane each in a row of words.
+LANES = 64 * WIDE
+#: The lanes of at most this many states get their propositions set one state at a time (fewer steps
+#: than transposing when the lanes share states); more by transposing.
+BROADCAST_RUNS = 64
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _NONE = np.uint64(0)
 _ONE = np.uint64(1)
@@ -70,11 +73,22 @@ def _hash(row: Any) -> Any:  # pragma: no cover (numba)
 
 
 @_inline
-def _find(keys: Any, table: Any, row: Any, hashed: Any) -> int:  # pragma: no cover (numba)
+def _shift(table: Any) -> Any:  # pragma: no cover (numba)
+    """The shift that leaves the top bits of a hash that number a slot of ``table`` (a power of two):
+    its home slot. (The top bits, so that the tags kept in the table renumber the slots of a table of
+    twice the size: :func:`regrow`.)"""
+    shift = 64
+    while (1 << (64 - shift)) < len(table):
+        shift -= 1
+    return np.uint64(shift)
+
+
+@_inline
+def _find(keys: Any, table: Any, shift: Any, row: Any, hashed: Any) -> int:  # pragma: no cover (numba)
     """The slot of ``row`` (whose hash is ``hashed``) in ``table``: the slot holding it, or the empty
     slot where it goes."""
     mask = np.uint64(len(table) - 1)
-    slot = hashed & mask
+    slot = hashed >> shift
     tag = hashed >> _NUMBER_BITS
     while True:
         held = table[slot]
@@ -98,16 +112,36 @@ def _entry(hashed: Any, number: int) -> Any:  # pragma: no cover (numba)
     return ((hashed >> _NUMBER_BITS) << _NUMBER_BITS) | np.uint64(number + 1)
 
 
+@_inline
+def _put(table: Any, home: Any, entry: Any) -> None:  # pragma: no cover (numba)
+    """Put ``entry`` (of a row not in ``table``) in the first free slot from ``home``."""
+    mask = np.uint64(len(table) - 1)
+    while table[home] != 0:
+        home = (home + _ONE) & mask
+    table[home] = entry
+
+
 @_jit
 def rehash(keys: Any, table: Any, count: int) -> None:  # pragma: no cover (numba)
     """Fill an empty ``table`` with the first ``count`` rows of ``keys`` (all different)."""
-    mask = np.uint64(len(table) - 1)
+    shift = _shift(table)
     for s in range(count):
         hashed = _hash(keys[s])
-        slot = hashed & mask
-        while table[slot] != 0:
-            slot = (slot + _ONE) & mask
-        table[slot] = _entry(hashed, s)
+        _put(table, hashed >> shift, _entry(hashed, s))
+
+
+#: The largest table :func:`regrow` fills: its slots are numbered by the tags' bits.
+REGROW_BITS = 64 - NUMBER_BITS
+
+
+@_jit
+def regrow(old: Any, table: Any) -> None:  # pragma: no cover (numba)
+    """Fill an empty ``table`` of at most ``2 ** REGROW_BITS`` slots with the entries of ``old``, their
+    home slots found from their tags (without reading the rows)."""
+    shift = _shift(table) - _NUMBER_BITS
+    for entry in old:
+        if entry != 0:
+            _put(table, (entry >> _NUMBER_BITS) >> shift, entry)
 
 
 @_inline
@@ -132,33 +166,62 @@ def _transpose(block: Any) -> None:  # pragma: no cover (numba)
 def _lanes_in(  # pragma: no cover (numba)
     tables: Any, work: Any, keys: Any, lane_state: Any, lanes: int, block: Any
 ) -> None:
-    """Set the base propositions of ``work`` to those of the states ``lane_state[:lanes]``, one a lane,
-    and clear its inputs and the slot of false."""
+    """Set the base propositions of ``work`` to those of the states ``lane_state[:lanes]``, one a lane
+    (lane ``l`` is bit ``l % 64`` of word ``l // 64`` of a row), and clear its inputs and false."""
     bases = tables[tables[SIZES] + BASES]
-    for w in range(keys.shape[1]):
-        for lane in range(LANES):
-            block[lane] = keys[lane_state[lane], w] if lane < lanes else _NONE
-        _transpose(block)
-        for b in range(min(64, bases - 64 * w)):
-            work[64 * w + b] = block[b]
-    work[bases : tables[tables[SIZES] + FALSE_SLOT] + 1] = _NONE
+    work[bases : tables[tables[SIZES] + FALSE_SLOT] + 1, :] = _NONE
+    runs = 1
+    for lane in range(1, lanes):
+        runs += lane_state[lane] != lane_state[lane - 1]
+    if runs > BROADCAST_RUNS:
+        for q in range(WIDE):
+            for w in range(keys.shape[1]):
+                for i in range(64):
+                    lane = 64 * q + i
+                    block[i] = keys[lane_state[lane], w] if lane < lanes else _NONE
+                _transpose(block)
+                for b in range(min(64, bases - 64 * w)):
+                    work[64 * w + b, q] = block[b]
+        return
+    # Few states (the lanes of a state are consecutive): each one's true propositions set in its lanes.
+    work[:bases, :] = _NONE
+    run = 0
+    while run < lanes:
+        stop = run + 1
+        while stop < lanes and lane_state[stop] == lane_state[run]:
+            stop += 1
+        row = keys[lane_state[run]]
+        for q in range(run >> 6, ((stop - 1) >> 6) + 1):
+            low_lane = max(run, 64 * q) - 64 * q
+            count = min(stop, 64 * q + 64) - 64 * q - low_lane
+            mask = (_ALL >> np.uint64(64 - count)) << np.uint64(low_lane)
+            for w in range(len(row)):
+                word = row[w]
+                while word:
+                    low = word & (~word + _ONE)
+                    work[64 * w + _DE_BRUIJN_INDEX[(low * _DE_BRUIJN) >> np.uint64(58)], q] |= mask
+                    word ^= low
+        run = stop
 
 
 @_inline
-def _lanes_out(tables: Any, work: Any, rows: Any, block: Any) -> None:  # pragma: no cover (numba)
-    """Each lane's outputs of the schedule just walked over ``work``, as a row of ``rows`` (bit ``k % 64``
-    of word ``k // 64`` for output ``k``)."""
+def _lanes_out(  # pragma: no cover (numba)
+    tables: Any, work: Any, lanes: int, rows: Any, block: Any
+) -> None:
+    """Each of the first ``lanes`` lanes' outputs of the schedule just walked over ``work``, as a row of
+    ``rows`` (bit ``k % 64`` of word ``k // 64`` for output ``k``)."""
     outputs = tables[tables[OUTPUT_LITS] : tables[OUTPUT_LITS + 1]]
-    for w in range(rows.shape[1]):
-        for k in range(LANES):
-            o = 64 * w + k
-            if o < len(outputs):
-                lit = outputs[o]
-                block[k] = work[lit >> 1] ^ (_ALL if lit & 1 else _NONE)
-            else:
-                block[k] = _NONE
-        _transpose(block)
-        rows[:, w] = block
+    for q in range((lanes + 63) >> 6):
+        for w in range(rows.shape[1]):
+            for k in range(64):
+                o = 64 * w + k
+                if o < len(outputs):
+                    lit = outputs[o]
+                    block[k] = work[lit >> 1, q] ^ (_ALL if lit & 1 else _NONE)
+                else:
+                    block[k] = _NONE
+            _transpose(block)
+            rows[64 * q : 64 * q + 64, w] = block
 
 
 @_inline
@@ -187,19 +250,20 @@ def _flush(  # pragma: no cover (numba)
     """The successors of the ``lanes`` pending joint moves, added to the table and written to their
     edges; False when ``limit`` states would be passed."""
     bases = next_tables[next_tables[SIZES] + BASES]
+    shift = _shift(table)
     _lanes_in(next_tables, work, keys, lane_state, lanes, block)
     for lane in range(lanes):
-        bit = _ONE << np.uint64(lane)
+        bit = _ONE << np.uint64(lane & 63)
         for k in range(lane_inputs.shape[1]):
             index = lane_inputs[lane, k]
             if index >= 0:
-                work[bases + index] |= bit
-    walk_schedule(next_tables, work, _ALL)
-    _lanes_out(next_tables, work, rows, block)
+                work[bases + index, lane >> 6] |= bit
+    walk_schedule_wide(next_tables, work)
+    _lanes_out(next_tables, work, lanes, rows, block)
     for lane in range(lanes):
         following = rows[lane]
         hashed = _hash(following)
-        slot = _find(keys, table, following, hashed)
+        slot = _find(keys, table, shift, following, hashed)
         if table[slot] == 0:
             if counters[STATES] >= limit:
                 return False
@@ -222,11 +286,11 @@ def expand(  # pragma: no cover (numba)
     in). States are analysed, and successors evaluated, :data:`LANES` at a time."""
     roles = len(legal_first) - 1
     legals = len(legal_input)
-    block = np.zeros(LANES, dtype=np.uint64)
-    state_work = np.zeros(state_tables[state_tables[SIZES] + VALUE_SLOTS], dtype=np.uint64)
+    block = np.zeros(64, dtype=np.uint64)
+    state_work = np.zeros((state_tables[state_tables[SIZES] + VALUE_SLOTS] + 1, WIDE), dtype=np.uint64)
     answers = np.zeros((LANES, (1 + legals + len(goal_value) + 63) >> 6), dtype=np.uint64)
     batch = np.zeros(LANES, dtype=np.int64)
-    lane_work = np.zeros(next_tables[next_tables[SIZES] + VALUE_SLOTS], dtype=np.uint64)
+    lane_work = np.zeros((next_tables[next_tables[SIZES] + VALUE_SLOTS] + 1, WIDE), dtype=np.uint64)
     lane_state = np.zeros(LANES, dtype=np.int64)
     lane_inputs = np.full((LANES, max(roles, 1)), -1, dtype=np.int64)
     lane_edge = np.zeros(LANES, dtype=np.int64)
@@ -245,8 +309,8 @@ def expand(  # pragma: no cover (numba)
         for lane in range(LANES):
             batch[lane] = first + lane
         _lanes_in(state_tables, state_work, keys, batch, analysed, block)
-        walk_schedule(state_tables, state_work, _ALL)
-        _lanes_out(state_tables, state_work, answers, block)
+        walk_schedule_wide(state_tables, state_work)
+        _lanes_out(state_tables, state_work, analysed, answers, block)
         for lane in range(analysed):
             s = first + lane
             bits = answers[lane]

@@ -9,6 +9,7 @@ import resource
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -187,3 +188,23 @@ def test_a_native_run_counts_the_states_on_a_terminal(monkeypatch: pytest.Monkey
     shown = terminal.getvalue()
     assert re.search(r"\r\033\[Kgdl solve: 3,000 states searched, \d+ s, [\d,]+ a second", shown)
     assert shown.endswith("\r\033[K")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 3), st.sets(st.integers(0, 2**192 - 1), min_size=1, max_size=300))
+def test_a_table_grown_from_its_tags_holds_what_hashing_the_rows_again_gives(
+    words: int, numbers: set[int]
+) -> None:
+    from gdl.retrograde_kernel import NUMBER_BITS, _find, _hash, _shift, regrow, rehash
+
+    rows = sorted({n % 2 ** (64 * words) for n in numbers})
+    keys = np.array([[(n >> (64 * w)) & (2**64 - 1) for w in range(words)] for n in rows], dtype=np.uint64)
+    size = 1 << (2 * len(rows) - 1).bit_length()
+    small, grown, hashed = (np.zeros(n, dtype=np.uint64) for n in (size, 2 * size, 2 * size))
+    rehash(keys, small, len(rows))
+    regrow(small, grown)
+    rehash(keys, hashed, len(rows))
+    assert sorted(grown.tolist()) == sorted(hashed.tolist())
+    for number, row in enumerate(keys):
+        slot = _find(keys, grown, np.uint64(_shift(grown)), row, np.uint64(_hash(row)))
+        assert int(grown[slot]) & (2**NUMBER_BITS - 1) == number + 1
