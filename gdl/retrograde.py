@@ -9,8 +9,8 @@ apply to (simultaneous moves, no network) goes to that search.
 
 **How.** States are rows of 64-bit words in a hash table (numpy arrays: no Python object per state),
 expanded breadth first by a numba kernel (:mod:`gdl.retrograde_kernel`) that evaluates the network's
-schedule (:mod:`gdl.engines.sweep`) over words of 64 lanes: the terminal test, the legal moves and the
-goals of 64 states at once, then the successors of 64 joint moves at once. The graph is kept as
+schedule (:mod:`gdl.engines.sweep`) over rows of words of lanes: the terminal test, the legal moves and
+the goals of 256 states at once, then the successors of 256 joint moves at once. The graph is kept as
 compressed rows of successor numbers; values are then propagated from the terminal states through the
 graph reversed, each state taken once its last successor is valued (Kahn's order), so that a state that
 repeats is found (a state never valued).
@@ -305,4 +305,5 @@ def warm_up() -> None:
     assert checked is not None
     game = Game(checked, CompiledReasoner(checked))
     found, _ = explore(game, game.initial_state(), float("inf"), None, 1 << 20, None)
+    found.grow_states(2 * found.capacity)  # the table grown from its tags
     values(found)

@@ -5,10 +5,10 @@ Compiled once per installation (``cache=True``, :mod:`gdl.engines.warm`). States
 is in compressed rows: state ``s``'s successors are ``children[child_start[s]:child_start[s + 1]]``, one
 per joint move in the order of ``itertools.product`` over each role's legal moves.
 
-Both questions are asked 64 at a time, a lane of a 64-bit word each: the terminal test, legal moves and
-goals of 64 states, and the successors of 64 joint moves. States go into the lanes and answers come out
-of them by transposing 64 x 64 blocks of bits (a row of words per state or joint move against a word of
-lanes per proposition).
+Both questions are asked :data:`LANES` (256) at a time, a lane each in rows of four 64-bit words (a row
+per proposition or gate): the terminal test, legal moves and goals of 256 states, and the successors of
+256 joint moves. States go into the lanes and answers come out of them by transposing 64 x 64 blocks of
+bits (a row of words per state or joint move against a word of lanes per proposition).
 """
 
 from __future__ import annotations
