@@ -245,7 +245,7 @@ def _bits(row: Any, first: int, end: int, found: Any) -> int:  # pragma: no cove
 @_jit
 def _flush(  # pragma: no cover (numba)
     next_tables: Any, work: Any, lanes: int, lane_state: Any, lane_inputs: Any, lane_edge: Any,
-    keys: Any, table: Any, counters: Any, children: Any, rows: Any, block: Any, limit: int,
+    keys: Any, table: Any, counters: Any, children: Any, rows: Any, hashes: Any, block: Any, limit: int,
 ) -> bool:
     """The successors of the ``lanes`` pending joint moves, added to the table and written to their
     edges; False when ``limit`` states would be passed."""
@@ -260,9 +260,20 @@ def _flush(  # pragma: no cover (numba)
                 work[bases + index, lane >> 6] |= bit
     walk_schedule_wide(next_tables, work)
     _lanes_out(next_tables, work, lanes, rows, block)
+    # The successors' home slots, then the rows they hold, read in passes that do not wait for one
+    # another (their cache misses overlap) before the lookups that do.
+    touched = _NONE
+    for lane in range(lanes):
+        hashes[lane] = _hash(rows[lane])
+        touched ^= table[hashes[lane] >> shift]
+    for lane in range(lanes):
+        held = table[hashes[lane] >> shift]
+        if held != 0:
+            touched ^= keys[(held & _NUMBER) - _ONE, 0]
+    hashes[LANES] = touched  # kept, so that the reads are not optimised away
     for lane in range(lanes):
         following = rows[lane]
-        hashed = _hash(following)
+        hashed = hashes[lane]
         slot = _find(keys, table, shift, following, hashed)
         if table[slot] == 0:
             if counters[STATES] >= limit:
@@ -295,6 +306,7 @@ def expand(  # pragma: no cover (numba)
     lane_inputs = np.full((LANES, max(roles, 1)), -1, dtype=np.int64)
     lane_edge = np.zeros(LANES, dtype=np.int64)
     rows = np.zeros((LANES, keys.shape[1]), dtype=np.uint64)
+    hashes = np.zeros(LANES + 1, dtype=np.uint64)
     found = np.zeros(legals + len(goal_value) + 1, dtype=np.int64)
     counts = np.zeros(roles, dtype=np.int64)
     digit = np.zeros(roles, dtype=np.int64)
@@ -371,7 +383,7 @@ def expand(  # pragma: no cover (numba)
                 pending += 1
                 if pending == LANES:
                     if not _flush(next_tables, lane_work, pending, lane_state, lane_inputs, lane_edge, keys,
-                                  table, counters, children, rows, block, limit):
+                                  table, counters, children, rows, hashes, block, limit):
                         return LIMIT
                     pending = 0
             counters[EDGES] += joints
@@ -381,11 +393,11 @@ def expand(  # pragma: no cover (numba)
         if pending and counters[EXPANDED] == counters[STATES]:
             # Nothing left to analyse before the pending successors are known.
             if not _flush(next_tables, lane_work, pending, lane_state, lane_inputs, lane_edge, keys,
-                          table, counters, children, rows, block, limit):
+                          table, counters, children, rows, hashes, block, limit):
                 return LIMIT
             pending = 0
     if pending and not _flush(next_tables, lane_work, pending, lane_state, lane_inputs, lane_edge, keys,
-                              table, counters, children, rows, block, limit):
+                              table, counters, children, rows, hashes, block, limit):
         return LIMIT
     if status == DONE and counters[EXPANDED] < counters[STATES]:
         return CHUNK
