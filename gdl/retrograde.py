@@ -237,8 +237,8 @@ OUT_OF_BUDGET = "not solved within budget"
 
 def memory_room() -> int | None:
     """The bytes the exploration may take where the process's address space is limited (as ``gdl``
-    limits it): three quarters of what is left under the limit (arrays are copied as they grow); None
-    when it is not limited."""
+    limits it): three quarters of what is left under the limit (an array may be copied as it grows);
+    None when it is not limited."""
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     if soft == resource.RLIM_INFINITY:
         return None

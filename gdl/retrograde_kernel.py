@@ -19,6 +19,7 @@ from typing import Any, TypeVar, cast
 import numba
 import numpy as np
 
+from gdl.engines.batched_kernel import _lowest
 from gdl.engines.sweep_kernel import WIDE, walk_schedule_wide
 from gdl.engines.sweep_layout import (
     BASES,
@@ -48,15 +49,12 @@ LANES = 64 * WIDE
 #: The lanes of at most this many states get their propositions set one state at a time (fewer steps
 #: than transposing when the lanes share states); more by transposing.
 BROADCAST_RUNS = 64
+#: A word of a row with at most this many outputs gets their lanes' bits one by one (fewer steps than
+#: transposing a block that is mostly empty).
+SPARSE_OUTPUTS = 16
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _NONE = np.uint64(0)
 _ONE = np.uint64(1)
-#: The position of a word's single set bit: the top six bits of its product with a de Bruijn sequence
-#: name it.
-_DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_DE_BRUIJN_INDEX = np.zeros(64, dtype=np.int64)
-for _position in range(64):
-    _DE_BRUIJN_INDEX[((1 << _position) * 0x03F79D71B4CB0A89 % 2**64) >> 58] = _position
 
 
 @_inline
@@ -198,9 +196,8 @@ def _lanes_in(  # pragma: no cover (numba)
             for w in range(len(row)):
                 word = row[w]
                 while word:
-                    low = word & (~word + _ONE)
-                    work[64 * w + _DE_BRUIJN_INDEX[(low * _DE_BRUIJN) >> np.uint64(58)], q] |= mask
-                    word ^= low
+                    work[64 * w + _lowest(word), q] |= mask
+                    word &= word - _ONE
         run = stop
 
 
@@ -213,6 +210,16 @@ def _lanes_out(  # pragma: no cover (numba)
     outputs = tables[tables[OUTPUT_LITS] : tables[OUTPUT_LITS + 1]]
     for q in range((lanes + 63) >> 6):
         for w in range(rows.shape[1]):
+            if len(outputs) - 64 * w <= SPARSE_OUTPUTS:
+                # A few outputs in this word: each one's lanes set in their rows.
+                rows[64 * q : 64 * q + 64, w] = _NONE
+                for k in range(len(outputs) - 64 * w):
+                    lit = outputs[64 * w + k]
+                    word = work[lit >> 1, q] ^ (_ALL if lit & 1 else _NONE)
+                    while word:
+                        rows[64 * q + _lowest(word), w] |= _ONE << np.uint64(k)
+                        word &= word - _ONE
+                continue
             for k in range(64):
                 o = 64 * w + k
                 if o < len(outputs):
@@ -235,10 +242,9 @@ def _bits(row: Any, first: int, end: int, found: Any) -> int:  # pragma: no cove
         if 64 * w + 64 > end:
             word &= _ALL >> np.uint64(64 * w + 64 - end)
         while word:
-            low = word & (~word + _ONE)
-            found[n] = 64 * w + _DE_BRUIJN_INDEX[(low * _DE_BRUIJN) >> np.uint64(58)]
+            found[n] = 64 * w + _lowest(word)
             n += 1
-            word ^= low
+            word &= word - _ONE
     return n
 
 
