@@ -43,7 +43,7 @@ from typing import Any
 
 from gdl.errors import GameDefinitionError, NotTurnTakingError
 from gdl.game import Game, State
-from gdl.retrograde import DEFAULT_MEMORY, STATES, explore, principal_variation, values
+from gdl.retrograde import DEFAULT_MEMORY, STATES, explore, explored, principal_variation, values
 from gdl.syntax.model import Term
 
 BEST_GOAL = "best reachable goal (single player)"
@@ -260,7 +260,8 @@ def _solved_natively(
         return Solution(False, "", {}, [], 0, time.monotonic() - started, reason)
     count = int(found.counters[STATES])
     if stopped:
-        return Solution(False, "", {}, [], count, time.monotonic() - started, stopped)
+        seconds = time.monotonic() - started
+        return Solution(False, "", {}, [], count, seconds, stopped, notes=[explored(found)])
     valued = values(found)
     if valued is None:
         reason = "not solved: a state repeats, so the game may not end"

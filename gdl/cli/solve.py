@@ -163,7 +163,11 @@ def spelled(solution: Solution, spell: Callable[[str], str]) -> Solution:
 
 def _print(name: str, solution: Solution, quiet: bool) -> None:
     if not solution.solved:
-        print(f"{name}: {solution.reason} ({solution.states} states, {solution.seconds:.2f} s)")
+        rate = solution.states / max(solution.seconds, 1e-9)
+        seconds = f"{solution.seconds:.2f} s, {rate:,.0f} a second"
+        print(f"{name}: {solution.reason} ({solution.states:,} states, {seconds})")
+        for note in solution.notes:
+            print(f"note: {note}")
         return
     print(f"{name}: solved; {solution.concept}")
     print("value: " + ", ".join(
