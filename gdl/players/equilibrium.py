@@ -3,12 +3,12 @@ by the strategy found.
 
 At :meth:`EquilibriumPlayer.start` the player builds the game's extensive form
 (:func:`gdl.extensive.from_gdl.extensive_from_gdl`) and solves it
-(:func:`gdl.extensive.solving.solve_extensive`, the sequence-form LP by default), both within the start
-clock. In a two-player constant-sum game the
-strategy found is a Nash equilibrium, so the player's expected goal is at least the game's value against
-any opponent (up to the strategy's exploitability, which the solution states); alone against nature it is
-the best policy. Each move is then drawn from the strategy at the player's information state, which is
-the key the extensive form gives its information sets (:meth:`gdl.views.View.information_state`).
+(:func:`gdl.extensive.solving.solve_extensive`: the sequence-form LP for small games, Discounted CFR
+beyond), both within the start clock. In a two-player constant-sum game the strategy found is a Nash
+equilibrium, so the player's expected goal is at least the game's value against any opponent (up to
+the strategy's exploitability, which the solution states); alone against nature it is the best policy.
+Each move is then drawn from the strategy at the player's information state, which is the key the
+extensive form gives its information sets (:meth:`gdl.views.View.information_state`).
 
 A solution is kept for the next matches of the same rules in the process (the last
 :data:`KEPT_SOLUTIONS` games), as a player server plays a game again and again.
@@ -66,7 +66,7 @@ class EquilibriumPlayer(Player):
     name = "equilibrium"
 
     def __init__(
-        self, method: str = "lp", max_nodes: int = 200_000, seed: int | None = None, margin: float = 0.5
+        self, method: str = "auto", max_nodes: int = 200_000, seed: int | None = None, margin: float = 0.5
     ) -> None:
         if method not in METHODS:
             raise ValueError(f"equilibrium method must be one of {', '.join(METHODS)}, got {method!r}")
