@@ -1,0 +1,159 @@
+"""Solving one-role games (puzzles) within a deadline: a plan of moves to the best goal.
+
+>>> import time, gdl
+>>> from gdl.players.puzzles import solve_puzzle
+>>> game = gdl.load("games/buttons.kif")
+>>> plan = solve_puzzle(game, game.initial_state(), time.monotonic() + 10)
+>>> [str(move) for move in plan.moves], plan.goal, plan.proven, plan.shortest
+(['a', 'b', 'a'], 100, True, True)
+
+:func:`solve_puzzle` works on the game's propositional network at native speed, in two searches:
+
+1. **Breadth first** (:mod:`.breadth`, over :func:`gdl.retrograde.explore`): every reachable state, as
+   rows of bytes in a hash table. When it finishes, or when it reaches the highest goal the rules give,
+   the plan is proven: the best goal, by a shortest line (what a puzzle rewarding speed asks for; where
+   the goal asks for a given number of steps, as the 8-puzzle's does, the first terminal state with that
+   goal is one of the nearest anyway).
+2. **Depth first** (:mod:`.depth`), when the first search ran out of time or memory: a dive, most
+   constrained successor first, with a transposition table, for the highest goal. Puzzles with more
+   states than memory but many deep solutions (a knight's tour) fall to it. A line it finds to the
+   highest goal is proven best in goal, but not proven shortest.
+
+A game without a network within the budget (the Datalog engine) is searched by neither; the plan is then
+empty and says why.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from gdl.engines import AUTO_MAX_SECONDS, another_reasoner, build_compiled
+from gdl.engines.compiled import CompiledReasoner
+from gdl.errors import GameTooLargeError
+from gdl.game import Game, State
+from gdl.ground.grounding import term_of
+from gdl.players.puzzles.breadth import breadth_first
+from gdl.players.puzzles.depth import DepthFirst
+from gdl.syntax.model import Term
+
+#: The memory the breadth-first exploration may use, in bytes (a player's worker has 2 GiB of address
+#: space in all, :data:`gdl.workers.DEFAULT_LIMITS`).
+BREADTH_MEMORY = 768 * 2**20
+#: The memory of the depth-first search's stack and transposition table, in bytes.
+DEPTH_MEMORY = 256 * 2**20
+#: The share of the time the breadth-first exploration gets when it does not finish (the depth-first
+#: search gets the rest).
+BREADTH_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class PuzzlePlan:
+    """Moves from a state to a terminal state and the goal they reach (None and no moves: no terminal
+    state found); ``proven`` when no line reaches a higher goal, ``shortest`` when no shorter line
+    reaches ``goal``; ``states`` expanded, CPU ``seconds`` spent, how it was found, and why it is not
+    proven."""
+
+    moves: tuple[Term, ...]
+    goal: int | None
+    proven: bool
+    shortest: bool
+    states: int
+    seconds: float
+    method: str
+    reason: str = ""
+
+    def __repr__(self) -> str:
+        return (
+            f"PuzzlePlan(moves={len(self.moves)}, goal={self.goal}, proven={self.proven}, "
+            f"shortest={self.shortest}, states={self.states}, method={self.method!r})"
+        )
+
+
+def solve_puzzle(
+    game: Game,
+    state: State,
+    deadline: float,
+    breadth_memory: int = BREADTH_MEMORY,
+    depth_memory: int = DEPTH_MEMORY,
+) -> PuzzlePlan:
+    """The best plan found from ``state`` of the one-role ``game`` by ``deadline`` (a
+    :func:`time.monotonic` instant; the searches stop within a chunk of states of it). Raises
+    :class:`ValueError` for a game of more than one role (nature counts)."""
+    if len(game.roles) != 1:
+        raise ValueError(f"{game.name} has {len(game.roles)} roles: a puzzle has one")
+    started = time.process_time()
+    role = game.roles[0]
+
+    def plan(moves: tuple[Term, ...], goal: int | None, proven: bool, shortest: bool, states: int,
+             method: str, reason: str = "") -> PuzzlePlan:
+        return PuzzlePlan(moves, goal, proven, shortest, states, time.process_time() - started, method,
+                          reason)
+
+    if state.is_terminal():
+        return plan((), state.goals()[role], True, True, 0, "terminal")
+    native = _network_game(game, max(0.0, deadline - time.monotonic()) / 2)
+    if native is None:
+        return plan((), None, False, False, 0, "none", "no network within the budget")
+    root = State(native, native.reasoner.from_fluents(state.fluents()))
+    net = native.reasoner.net  # type: ignore[attr-defined]
+    highest = max((int(value) for value, _ in net.goals[0]), default=0)
+
+    now = time.monotonic()
+    breadth = breadth_first(native, root, now + BREADTH_SHARE * (deadline - now), breadth_memory)
+    breadth_moves = _replay(native, root, breadth.line)
+    if breadth.complete or breadth.goal == highest:
+        return plan(breadth_moves, breadth.goal, True, True, breadth.states, "breadth-first")
+
+    depth = DepthFirst(native, root, highest, depth_memory)
+    depth.run(deadline)
+    line, goal = depth.best()
+    states = breadth.states + depth.expanded
+    if depth.exhaustive or goal == highest:
+        best = max(goal or 0, breadth.goal or 0)
+        if breadth.goal == best:  # the breadth-first line is a shortest among those explored
+            return plan(breadth_moves, best, True, False, states, "breadth-first")
+        moves = tuple(term_of(net.legal[0][k][0]) for k in line)
+        return plan(moves, goal, True, False, states, "depth-first")
+    reason = f"not proven: {breadth.reason or 'explored'}; the depth-first search ran out of time"
+    if goal is not None and (breadth.goal is None or goal > breadth.goal):
+        moves = tuple(term_of(net.legal[0][k][0]) for k in line)
+        return plan(moves, goal, False, False, states, "depth-first", reason)
+    return plan(breadth_moves, breadth.goal, False, False, states, "breadth-first", reason)
+
+
+def _network_game(game: Game, seconds: float) -> Game | None:
+    """``game`` on a compiled engine of its own (sharing only the network with the game's, if it has
+    one), or None when the network cannot be built within ``seconds`` CPU seconds."""
+    reasoner = getattr(game.reasoner, "unlocked", game.reasoner)  # a match's lock around it
+    if isinstance(reasoner, CompiledReasoner):
+        return Game(game.checked, another_reasoner(reasoner, game.checked), game.name)
+    try:
+        compiled = build_compiled(game.checked, min(AUTO_MAX_SECONDS, seconds))
+    except GameTooLargeError:
+        return None
+    return Game(game.checked, compiled, game.name)
+
+
+def _replay(game: Game, root: State, line: tuple[int, ...]) -> tuple[Term, ...]:
+    """The moves of ``line`` (numbers into each state's legal moves) from ``root``."""
+    role = game.roles[0]
+    moves = []
+    state = root
+    for number in line:
+        move = state.legal_moves(role)[number]
+        moves.append(move)
+        state = state.next({role: move})
+    return tuple(moves)
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the depth-first kernel on the smallest game; ``make`` calls
+    this at installation, so that no search pays the compilation inside a clock."""
+    from gdl.check import check_text
+    from gdl.engines.warm import WARM_UP_GAME
+
+    checked = check_text(WARM_UP_GAME).checked
+    assert checked is not None
+    game = Game(checked, CompiledReasoner(checked))
+    DepthFirst(game, game.initial_state(), 100, 1 << 20).run(float("inf"))

@@ -1,0 +1,78 @@
+"""A shortest line to the best goal, from the breadth-first exploration of :mod:`gdl.retrograde`.
+
+The exploration numbers states in the order it finds them, breadth first, so a state's number never
+precedes that of a state nearer the root: the first terminal state (by number) with a goal is one of
+the nearest with it, and the first edge into a state comes from its parent on a shortest line. This
+needs no backward induction, so it holds in games whose states repeat (where
+:func:`gdl.retrograde.values` gives up), and in an exploration stopped early for the states expanded.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from gdl.game import Game, State
+from gdl.retrograde import EDGES, EXPANDED, STATES, explore
+
+#: The states of the first exploration, which measures the pace of the second.
+PROBE_STATES = 4_000
+#: The share of the time left that the second exploration's bound of states aims at (the pace slows as
+#: the table grows and more successors are states already found).
+PACE_SHARE = 0.6
+
+
+@dataclass(frozen=True)
+class BreadthResult:
+    """The best line the exploration found: the legal move numbers (into each state's sorted legal
+    moves) from the root, the goal reached (None: no terminal state was expanded), the states found,
+    and whether every reachable state was expanded (then the goal is the best reachable)."""
+
+    line: tuple[int, ...]
+    goal: int | None
+    states: int
+    complete: bool
+    reason: str
+
+
+def breadth_first(game: Game, root: State, stop_at: float, memory: int) -> BreadthResult:
+    """Explore from ``root`` (not terminal) until every reachable state is expanded, ``stop_at``
+    (:func:`time.monotonic`) or ``memory`` bytes; the shortest line to the best goal among the terminal
+    states expanded.
+
+    The exploration reads the clock only between chunks of many states, which in a game of wide
+    branching may take seconds; so a first exploration of :data:`PROBE_STATES` states measures the pace,
+    and the second is bounded by the states that pace allows before ``stop_at``."""
+    begun = time.monotonic()
+    found, reason = explore(game, root, stop_at, PROBE_STATES, memory, None)
+    if reason == "not solved within budget" and int(found.counters[STATES]) >= PROBE_STATES:
+        now = time.monotonic()
+        pace = PROBE_STATES / max(now - begun, 1e-3)
+        allowed = int(PACE_SHARE * pace * (stop_at - now))
+        if allowed > PROBE_STATES:
+            del found
+            found, reason = explore(game, root, stop_at, allowed, memory, None)
+    expanded = int(found.counters[EXPANDED])
+    states = int(found.counters[STATES])
+    terminal = np.flatnonzero(found.terminal[:expanded])
+    if len(terminal) == 0:
+        return BreadthResult((), None, states, not reason, reason)
+    goals = found.goals[terminal, 0]
+    best = int(goals.max())
+    target = int(terminal[int(np.argmax(goals == best))])
+    edges = int(found.counters[EDGES])
+    children = found.children[:edges]
+    sources = np.repeat(np.arange(expanded), np.diff(found.child_start[: expanded + 1]))
+    reached, first_edge = np.unique(children, return_index=True)
+    edge_into = np.full(states, -1, dtype=np.int64)
+    edge_into[reached] = first_edge
+    line: list[int] = []
+    number = target
+    while number != 0:
+        edge = int(edge_into[number])
+        parent = int(sources[edge])
+        line.append(edge - int(found.child_start[parent]))
+        number = parent
+    return BreadthResult(tuple(reversed(line)), best, states, not reason, reason)
