@@ -17,10 +17,11 @@ import numpy as np
 from gdl.game import Game, State
 from gdl.retrograde import EDGES, EXPANDED, STATES, explore
 
-#: The states of the first exploration, which measures the pace of the second.
-PROBE_STATES = 4_000
-#: The share of the time left that the second exploration's bound of states aims at (the pace slows as
-#: the table grows and more successors are states already found).
+#: The bound of states of the first exploration, and the factor between one bound and the next.
+FIRST_STATES = 4_000
+GROWTH = 8
+#: The share of the time left that a bound of states aims at, at the pace of the last exploration (the
+#: pace slows as the table grows and more successors are states already found).
 PACE_SHARE = 0.6
 
 
@@ -43,17 +44,22 @@ def breadth_first(game: Game, root: State, stop_at: float, memory: int) -> Bread
     states expanded.
 
     The exploration reads the clock only between chunks of many states, which in a game of wide
-    branching may take seconds; so a first exploration of :data:`PROBE_STATES` states measures the pace,
-    and the second is bounded by the states that pace allows before ``stop_at``."""
-    begun = time.monotonic()
-    found, reason = explore(game, root, stop_at, PROBE_STATES, memory, None)
-    if reason == "not solved within budget" and int(found.counters[STATES]) >= PROBE_STATES:
+    branching may take seconds; so it is bounded in states too: first :data:`FIRST_STATES`, then, while
+    the clock allows, :data:`GROWTH` times as many as the last, from the root again (all the runs but
+    the last cost a fraction ``1 / (GROWTH - 1)`` of it), the last bounded by the pace of the one before.
+    """
+    limit = FIRST_STATES
+    while True:
+        begun = time.monotonic()
+        found, reason = explore(game, root, stop_at, limit, memory, None)
         now = time.monotonic()
-        pace = PROBE_STATES / max(now - begun, 1e-3)
-        allowed = int(PACE_SHARE * pace * (stop_at - now))
-        if allowed > PROBE_STATES:
-            del found
-            found, reason = explore(game, root, stop_at, allowed, memory, None)
+        if not reason or int(found.counters[STATES]) < limit:
+            break  # finished, out of memory or out of time
+        allowed = int(PACE_SHARE * limit / max(now - begun, 1e-3) * (stop_at - now))
+        if allowed <= limit:
+            break
+        limit = min(GROWTH * limit, allowed)
+        del found
     expanded = int(found.counters[EXPANDED])
     states = int(found.counters[STATES])
     terminal = np.flatnonzero(found.terminal[:expanded])

@@ -50,7 +50,7 @@ class PuzzlePlayer(Player):
         self._info = {}
         self.fallback.start(game, role, start_clock, play_clock)
         if len(game.roles) == 1:
-            self._solve(game.initial_state(), deadline)
+            self._info = _figures(self._solve(game.initial_state(), deadline))
 
     def play(self, state: State, deadline: float) -> Term:
         if len(self.game.roles) != 1:
@@ -59,7 +59,7 @@ class PuzzlePlayer(Player):
         step = self._step(state)
         if plan is None or step is None or not plan.proven:
             stop_at = time.monotonic() + REPLAN_SHARE * max(0.0, deadline - self.margin - time.monotonic())
-            self._solve(state, stop_at)
+            self._info = {**self._info, "replanned": _figures(self._solve(state, stop_at))}
             step = self._step(state)
         if self._plan is not None and step is not None:
             return self._plan.moves[step]
@@ -78,24 +78,30 @@ class PuzzlePlayer(Player):
                 return number
         return None
 
-    def _solve(self, state: State, deadline: float) -> None:
+    def _solve(self, state: State, deadline: float) -> PuzzlePlan:
         """Search from ``state`` until ``deadline``; keep the new plan if it beats what is left of the
         old one (a higher goal; or the same goal, proven, or by a shorter line)."""
         found = solve_puzzle(self.game, state, deadline)
-        self._info = {
-            "plan_goal": found.goal, "plan_moves": len(found.moves), "proven": found.proven,
-            "states": found.states, "method": found.method,
-        }
         if found.goal is None:
-            return
+            return found
         old = self._plan
         step = self._step(state)
         if old is not None and step is not None and old.goal is not None:
             left = len(old.moves) - step
             if (old.goal, old.proven, -left) >= (found.goal, found.proven, -len(found.moves)):
-                return
+                return found
         self._plan = found
         line = [state]
         for move in found.moves:
             line.append(line[-1].next({self.role: move}))
         self._line = [passed.fluents() for passed in line]
+        return found
+
+
+def _figures(plan: PuzzlePlan) -> dict[str, object]:
+    """What :meth:`PuzzlePlayer.info` reports about a search."""
+    return {
+        "plan_goal": plan.goal, "plan_moves": len(plan.moves), "proven": plan.proven,
+        "shortest": plan.shortest, "states": plan.states, "seconds": round(plan.seconds, 2),
+        "method": plan.method,
+    }
