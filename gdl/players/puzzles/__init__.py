@@ -16,8 +16,10 @@
    goal is one of the nearest anyway).
 2. **Depth first** (:mod:`.depth`), when the first search ran out of time or memory: a dive, most
    constrained successor first, with a transposition table, for the highest goal. Puzzles with more
-   states than memory but many deep solutions (a knight's tour) fall to it. A line it finds to the
-   highest goal is proven best in goal, but not proven shortest.
+   states than memory but many deep solutions (a knight's tour) fall to it. It runs twice: first
+   *focused* (the successors of one group only, the moves that fill one cell of a grid, the cell with
+   fewest choices: a heuristic for puzzles of marks such as sudoku, which may miss every solution), then
+   exhaustive. A line either finds to the highest goal is proven best in goal, but not proven shortest.
 
 A game without a network within the budget (the Datalog engine) is searched by neither; the plan is then
 empty and says why.
@@ -42,9 +44,10 @@ from gdl.syntax.model import Term
 BREADTH_MEMORY = 768 * 2**20
 #: The memory of the depth-first search's stack and transposition table, in bytes.
 DEPTH_MEMORY = 256 * 2**20
-#: The share of the time the breadth-first exploration gets when it does not finish (the depth-first
-#: search gets the rest).
+#: The share of the time the breadth-first exploration gets when it does not finish, and the share of
+#: the rest the focused depth-first search gets (the exhaustive one gets what is left).
 BREADTH_SHARE = 0.5
+FOCUS_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -105,21 +108,23 @@ def solve_puzzle(
     if breadth.complete or breadth.goal == highest:
         return plan(breadth_moves, breadth.goal, True, True, breadth.states, "breadth-first")
 
-    depth = DepthFirst(native, root, highest, depth_memory)
-    depth.run(deadline)
-    line, goal = depth.best()
-    states = breadth.states + depth.expanded
-    if depth.exhaustive or goal == highest:
-        best = max(goal or 0, breadth.goal or 0)
-        if breadth.goal == best:  # the breadth-first line is a shortest among those explored
-            return plan(breadth_moves, best, True, False, states, "breadth-first")
-        moves = tuple(term_of(net.legal[0][k][0]) for k in line)
-        return plan(moves, goal, True, False, states, "depth-first")
-    reason = f"not proven: {breadth.reason or 'explored'}; the depth-first search ran out of time"
-    if goal is not None and (breadth.goal is None or goal > breadth.goal):
-        moves = tuple(term_of(net.legal[0][k][0]) for k in line)
-        return plan(moves, goal, False, False, states, "depth-first", reason)
-    return plan(breadth_moves, breadth.goal, False, False, states, "breadth-first", reason)
+    found = [(breadth.goal, breadth_moves, "breadth-first")]
+    states = breadth.states
+    proven = False
+    now = time.monotonic()
+    for focus, stop_at in ((True, now + FOCUS_SHARE * (deadline - now)), (False, deadline)):
+        search = DepthFirst(native, root, highest, depth_memory, focus)
+        search.run(stop_at)
+        states += search.expanded
+        line, goal = search.best()
+        found.append((goal, tuple(term_of(net.legal[0][k][0]) for k in line), search.method))
+        proven = goal == highest or search.exhaustive
+        del search
+        if proven:
+            break
+    goal, moves, method = max(found, key=lambda each: (-1 if each[0] is None else each[0], -len(each[1])))
+    reason = "" if proven else f"not proven: {breadth.reason}; the depth-first searches ran out of time"
+    return plan(moves, goal, proven, False, states, method, reason)
 
 
 def _network_game(game: Game, seconds: float) -> Game | None:

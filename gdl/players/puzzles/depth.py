@@ -25,9 +25,10 @@ MAX_DEPTH = 1_000
 
 class DepthFirst:
     """A resumable depth-first search from ``root`` (not terminal) of a one-role game with a network,
-    for a terminal state whose goal is at least ``target``, in at most ``memory`` bytes."""
+    for a terminal state whose goal is at least ``target``, in at most ``memory`` bytes; with ``focus``,
+    of the successors of one group only (see :func:`.depth_kernel._focus`: not exhaustive)."""
 
-    def __init__(self, game: Game, root: State, target: int, memory: int) -> None:
+    def __init__(self, game: Game, root: State, target: int, memory: int, focus: bool = False) -> None:
         from gdl.players.puzzles import depth_kernel as kernel
 
         net = game.reasoner.net  # type: ignore[attr-defined]
@@ -64,7 +65,13 @@ class DepthFirst:
         self.counters[kernel.DEPTH] = -1
         self.counters[kernel.BEST_GOAL] = -1
         self.culprit = np.zeros(width, dtype=np.uint8)
+        self.focus = focus
+        self.groups = np.zeros(depth, dtype=np.int64)
         self.status = kernel.CHUNK
+
+    @property
+    def method(self) -> str:
+        return "focused depth-first" if self.focus else "depth-first"
 
     @property
     def expanded(self) -> int:
@@ -84,7 +91,7 @@ class DepthFirst:
         """Whether every reachable state was expanded (no line cut, the table never full)."""
         from gdl.players.puzzles.depth_kernel import CUT, EXHAUSTED
 
-        return self.status == EXHAUSTED and not self.counters[CUT]
+        return self.status == EXHAUSTED and not self.counters[CUT] and not self.focus
 
     def best(self) -> tuple[tuple[int, ...], int | None]:
         """The line to the best terminal state reached (legal move numbers) and its goal (None: none)."""
@@ -109,6 +116,7 @@ class DepthFirst:
                 self.state_sweep.tables, self.next_sweep.tables, self.legal_input, self.goal_value,
                 self.target, self.rows, self.kids, self.kid_move, self.kid_count, self.position, self.line,
                 self.best_line, self.keys, self.table, self.held, self.counters, self.culprit, chunk,
+                self.focus, self.groups,
             )
             took = time.monotonic() - begun
             chunk = max(1, min(4 * chunk, int(chunk * CALL_SECONDS / max(took, 1e-6))))

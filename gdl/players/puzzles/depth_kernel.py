@@ -105,10 +105,58 @@ def _successor(  # pragma: no cover (numba)
 
 
 @_jit
+def _focus(  # pragma: no cover (numba)
+    row: Any, kids: Any, kid_move: Any, count: int, signature: Any, groups: Any, frame: int
+) -> int:
+    """Keep only the successors of the smallest group (the order kept), and none when a move left fewer
+    groups than the move before it less one; the successors kept.
+
+    A group is the successors that turn off the same base propositions: the moves that fill one cell of a
+    grid, say. Where every cell must be filled, in any order, trying the cell of fewest choices is the
+    most-constrained-variable rule, and a move that leaves a cell without a choice (its group gone
+    though it was not played) is a dead end. Neither holds in every game: so this is a heuristic, tried
+    before the exhaustive search, not instead of it."""
+    for i in range(count):
+        value = np.uint64(14695981039346656037)
+        for b in range(len(row)):
+            value = (value ^ np.uint64(row[b] & ~kids[i, b])) * np.uint64(1099511628211)
+        signature[i] = value
+    chosen = -1
+    smallest = count + 1
+    distinct = 0
+    for i in range(count):
+        first = True
+        size = 0
+        for j in range(count):
+            if signature[j] == signature[i]:
+                if j < i:
+                    first = False
+                    break
+                size += 1
+        if first:
+            distinct += 1
+            if size < smallest:
+                smallest = size
+                chosen = i
+    groups[frame] = distinct
+    if frame > 0 and distinct < groups[frame - 1] - 1:
+        return 0
+    kept = 0
+    for i in range(count):
+        if signature[i] == signature[chosen]:
+            if kept != i:
+                kids[kept, :] = kids[i]
+                kid_move[kept] = kid_move[i]
+            kept += 1
+    return kept
+
+
+@_jit
 def search(  # pragma: no cover (numba)
     state_tables: Any, next_tables: Any, legal_input: Any, goal_value: Any, target: int,
     rows: Any, kids: Any, kid_move: Any, kid_count: Any, position: Any, line: Any, best_line: Any,
-    keys: Any, table: Any, held: Any, counters: Any, culprit: Any, chunk: int,
+    keys: Any, table: Any, held: Any, counters: Any, culprit: Any, chunk: int, focus: bool,
+    groups: Any,
 ) -> int:
     """Search depth first from ``rows[0]`` (not terminal) for a terminal state whose goal is at least
     ``target``, expanding at most ``chunk`` states in this call; returns what it stopped at.
@@ -119,7 +167,8 @@ def search(  # pragma: no cover (numba)
     moves: Warnsdorff's rule for a knight's tour, the most constrained cell of a grid of marks), ties in
     the rules' order; terminal successors are scored as they are made, the best line to one kept in
     ``best_line`` (its goal and length in ``counters``). A state that breaks GDL (no legal move, no single
-    goal) is copied to ``culprit``."""
+    goal) is copied to ``culprit``. With ``focus``, only some successors are tried (see :func:`_focus`;
+    ``groups[d]`` counts frame ``d``'s groups): the search is then no longer exhaustive."""
     legals = len(legal_input)
     depth_limit = rows.shape[0] - 1
     state_sizes = state_tables[SIZES]
@@ -135,6 +184,7 @@ def search(  # pragma: no cover (numba)
     scratch = np.zeros(max(1, legals), dtype=np.int64)
     sort_key = np.zeros(max(1, legals), dtype=np.int64)
     fresh = np.zeros(rows.shape[1], dtype=np.uint8)
+    signature = np.zeros(max(1, legals), dtype=np.uint64)
     expanded = 0
     while True:
         depth = counters[DEPTH]
@@ -200,5 +250,7 @@ def search(  # pragma: no cover (numba)
             kid_move[frame, j] = k
             kids[frame, j, :] = fresh
             kept += 1
+        if focus:
+            kept = _focus(rows[frame], kids[frame], kid_move[frame], kept, signature, groups, frame)
         kid_count[frame] = kept
         position[frame] = 0
