@@ -181,6 +181,19 @@ def test_a_knights_tour_is_found_depth_first(corpus: Path) -> None:
     assert len(line) == 30
 
 
+def test_a_sudoku_is_filled_by_the_focused_search(corpus: Path) -> None:
+    # sudokugrade1's moves are the marks that break no rule so far; the goal is 100 once no cell is
+    # blank. The exhaustive search drowns in the orders of the marks; the focused one fills the cell of
+    # fewest choices first.
+    game = gdl.load(corpus / "games" / "sudokugrade1.kif")
+    search = DepthFirst(game, game.initial_state(), 100, 64 << 20, focus=True)
+    search.run(float("inf"))
+    line, goal = search.best()
+    assert goal == 100 and not search.exhaustive
+    end = ending(game, game.initial_state(), depth_first_moves(game, line))
+    assert end.is_terminal() and end.goals()["robot"] == 100
+
+
 def test_the_player_plays_its_plan_in_a_match() -> None:
     game = gdl.load(GAMES / "buttons.kif")
     record = Match(game, {"robot": "puzzle"}, start_clock=10, play_clock=2, isolate=False).run()

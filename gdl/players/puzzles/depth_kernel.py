@@ -163,10 +163,11 @@ def search(  # pragma: no cover (numba)
 
     Frame ``d`` holds state ``rows[d]`` and its successors ``kids[d, :kid_count[d]]`` (reached by the
     legal outputs ``kid_move[d]``), of which those before ``position[d]`` were tried; ``line[d]`` is the
-    legal output played from frame ``d``. Successors are tried most constrained first (the fewest legal
-    moves: Warnsdorff's rule for a knight's tour, the most constrained cell of a grid of marks), ties in
-    the rules' order; terminal successors are scored as they are made, the best line to one kept in
-    ``best_line`` (its goal and length in ``counters``). A state that breaks GDL (no legal move, no single
+    legal output played from frame ``d``. Successors are tried best first by the goal the rules give them
+    (a puzzle that scores a partial solution, as queens' count of attacks does), then most constrained
+    first (the fewest legal moves: Warnsdorff's rule for a knight's tour), ties in the rules' order;
+    terminal successors are scored as they are made, the best line to one kept in ``best_line`` (its goal
+    and length in ``counters``). A state that breaks GDL (no legal move, no single
     goal) is copied to ``culprit``. With ``focus``, only some successors are tried (see :func:`_focus`;
     ``groups[d]`` counts frame ``d``'s groups): the search is then no longer exhaustive."""
     legals = len(legal_input)
@@ -240,13 +241,16 @@ def search(  # pragma: no cover (numba)
                     if goal >= target:
                         return FOUND
                 continue
-            j = kept  # insertion sort on the number of legal moves, stable
-            while j > 0 and sort_key[j - 1] > following:
+            # Insertion sort (stable) on the goal the rules give the successor (higher first, none last),
+            # then on its number of legal moves.
+            key = (101 - max(goal, -1)) * (legals + 1) + following
+            j = kept
+            while j > 0 and sort_key[j - 1] > key:
                 sort_key[j] = sort_key[j - 1]
                 kid_move[frame, j] = kid_move[frame, j - 1]
                 kids[frame, j, :] = kids[frame, j - 1]
                 j -= 1
-            sort_key[j] = following
+            sort_key[j] = key
             kid_move[frame, j] = k
             kids[frame, j, :] = fresh
             kept += 1
