@@ -54,8 +54,9 @@ FOCUS_SHARE = 0.5
 class PuzzlePlan:
     """Moves from a state to a terminal state and the goal they reach (None and no moves: no terminal
     state found); ``proven`` when no line reaches a higher goal, ``shortest`` when no shorter line
-    reaches ``goal``; ``states`` expanded, CPU ``seconds`` spent, how it was found, and why it is not
-    proven."""
+    reaches ``goal``; ``states`` expanded, CPU ``seconds`` spent, the ``method`` that found it
+    (``"breadth-first"``, ``"focused depth-first"``, ``"depth-first"``; ``"terminal"`` for a state that
+    needs no move, ``"none"`` for a game without a network), and why it is not proven."""
 
     moves: tuple[Term, ...]
     goal: int | None

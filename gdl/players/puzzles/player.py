@@ -41,6 +41,7 @@ class PuzzlePlayer(Player):
         #: its moves): compared by fluents, since the states a match hands over may be of another copy
         #: of the game.
         self._line: list[frozenset[Term]] = []
+        self._searchable = False
 
     def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
         deadline = time.monotonic() + start_clock - self.margin
@@ -49,11 +50,15 @@ class PuzzlePlayer(Player):
         self._line = []
         self._info = {}
         self.fallback.start(game, role, start_clock, play_clock)
-        if len(game.roles) == 1:
-            self._info = _figures(self._solve(game.initial_state(), deadline))
+        # Whether the game can be searched (one role, a network): not worth asking again at every move.
+        self._searchable = len(game.roles) == 1
+        if self._searchable:
+            found = self._solve(game.initial_state(), deadline)
+            self._info = _figures(found)
+            self._searchable = found.method != "none"
 
     def play(self, state: State, deadline: float) -> Term:
-        if len(self.game.roles) != 1:
+        if not self._searchable:
             return self.fallback.play(state, deadline)
         plan = self._plan
         step = self._step(state)
