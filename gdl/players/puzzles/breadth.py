@@ -68,17 +68,13 @@ def breadth_first(game: Game, root: State, stop_at: float, memory: int) -> Bread
     goals = found.goals[terminal, 0]
     best = int(goals.max())
     target = int(terminal[int(np.argmax(goals == best))])
-    edges = int(found.counters[EDGES])
-    children = found.children[:edges]
-    sources = np.repeat(np.arange(expanded), np.diff(found.child_start[: expanded + 1]))
-    reached, first_edge = np.unique(children, return_index=True)
-    edge_into = np.full(states, -1, dtype=np.int64)
-    edge_into[reached] = first_edge
+    children = found.children[: int(found.counters[EDGES])]
+    child_start = found.child_start[: expanded + 1]
     line: list[int] = []
     number = target
     while number != 0:
-        edge = int(edge_into[number])
-        parent = int(sources[edge])
-        line.append(edge - int(found.child_start[parent]))
+        edge = int(np.argmax(children == number))  # the first edge into it: its parent's
+        parent = int(np.searchsorted(child_start, edge, side="right")) - 1
+        line.append(edge - int(child_start[parent]))
         number = parent
     return BreadthResult(tuple(reversed(line)), best, states, not reason, reason)

@@ -18,6 +18,9 @@ from gdl.players.mcts import MctsPlayer
 from gdl.players.puzzles import PuzzlePlan, solve_puzzle
 from gdl.syntax.model import Term
 
+#: The share of the start clock (less the margin) the search may take: it reads the clock between chunks
+#: of work, and under load a chunk may take much longer than it would on a core of its own.
+START_SHARE = 0.85
 #: The share of a play clock (less the margin) that a new search may take when a plan is wanted; the
 #: rest is left to the fallback player should the search find nothing.
 REPLAN_SHARE = 0.6
@@ -44,7 +47,7 @@ class PuzzlePlayer(Player):
         self._searchable = False
 
     def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
-        deadline = time.monotonic() + start_clock - self.margin
+        deadline = time.monotonic() + START_SHARE * start_clock - self.margin
         super().start(game, role, start_clock, play_clock)
         self._plan = None
         self._line = []
