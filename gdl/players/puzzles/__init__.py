@@ -46,7 +46,7 @@ BREADTH_MEMORY = 768 * 2**20
 DEPTH_MEMORY = 256 * 2**20
 #: The share of the time the breadth-first exploration gets when it does not finish, and the share of
 #: the rest the focused depth-first search gets (the exhaustive one gets what is left).
-BREADTH_SHARE = 0.5
+BREADTH_SHARE = 0.7
 FOCUS_SHARE = 0.5
 
 
