@@ -21,8 +21,9 @@
    fewest choices: a heuristic for puzzles of marks such as sudoku, which may miss every solution), then
    exhaustive. A line either finds to the highest goal is proven best in goal, but not proven shortest.
 
-A game without a network within the budget (the Datalog engine) is searched by neither; the plan is then
-empty and says why.
+A game loaded without a network (the Datalog engine) gets one built if it can within half the time; if
+not, it is searched over its own states by :func:`gdl.solve.solve` (slow, bounded by
+:data:`SEARCHED_STATES`), and the plan is empty, saying why, when that search does not finish.
 """
 
 from __future__ import annotations
@@ -30,13 +31,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from gdl.engines import AUTO_MAX_SECONDS, another_reasoner, build_compiled
+from gdl.engines import another_reasoner, build_compiled
 from gdl.engines.compiled import CompiledReasoner
 from gdl.errors import GameTooLargeError
 from gdl.game import Game, State
 from gdl.ground.grounding import term_of
 from gdl.players.puzzles.breadth import breadth_first
 from gdl.players.puzzles.depth import DepthFirst
+from gdl.solve import solve
 from gdl.syntax.model import Term
 
 #: The memory the breadth-first exploration may use, in bytes (a player's worker has 2 GiB of address
@@ -44,6 +46,10 @@ from gdl.syntax.model import Term
 BREADTH_MEMORY = 768 * 2**20
 #: The memory of the depth-first search's stack and transposition table, in bytes.
 DEPTH_MEMORY = 256 * 2**20
+#: The share of the time that building a network may take, for a game loaded without one (the Datalog
+#: engine); and the states the search over the game's states may keep when none can be built.
+NETWORK_SHARE = 0.5
+SEARCHED_STATES = 200_000
 #: The share of the time the breadth-first exploration gets when it does not finish, and the share of
 #: the rest the focused depth-first search gets (the exhaustive one gets what is left).
 BREADTH_SHARE = 0.7
@@ -55,8 +61,9 @@ class PuzzlePlan:
     """Moves from a state to a terminal state and the goal they reach (None and no moves: no terminal
     state found); ``proven`` when no line reaches a higher goal, ``shortest`` when no shorter line
     reaches ``goal``; ``states`` expanded, CPU ``seconds`` spent, the ``method`` that found it
-    (``"breadth-first"``, ``"focused depth-first"``, ``"depth-first"``; ``"terminal"`` for a state that
-    needs no move, ``"none"`` for a game without a network), and why it is not proven."""
+    (``"breadth-first"``, ``"focused depth-first"``, ``"depth-first"``, ``"search over states"`` without
+    a network; ``"terminal"`` for a state that needs no move, ``"none"`` when nothing was found without a
+    network), and why it is not proven."""
 
     moves: tuple[Term, ...]
     goal: int | None
@@ -96,9 +103,14 @@ def solve_puzzle(
 
     if state.is_terminal():
         return plan((), state.goals()[role], True, True, 0, "terminal")
-    native = _network_game(game, max(0.0, deadline - time.monotonic()) / 2)
+    native = _network_game(game, NETWORK_SHARE * max(0.0, deadline - time.monotonic()))
     if native is None:
-        return plan((), None, False, False, 0, "none", "no network within the budget")
+        # No network: the search over the game's own states (gdl.solve), for a puzzle small enough.
+        solution = solve(game, max(0.0, deadline - time.monotonic()), SEARCHED_STATES, start=state)
+        if not solution.solved:
+            return plan((), None, False, False, solution.states, "none", f"no network; {solution.reason}")
+        moves = _replay(game, state, tuple(step[role] for step in solution.pv))
+        return plan(moves, int(solution.value[role]), True, True, solution.states, "search over states")
     root = State(native, native.reasoner.from_fluents(state.fluents()))
     net = native.reasoner.net  # type: ignore[attr-defined]
     highest = max((int(value) for value, _ in net.goals[0]), default=0)
@@ -130,26 +142,29 @@ def solve_puzzle(
 
 def _network_game(game: Game, seconds: float) -> Game | None:
     """``game`` on a compiled engine of its own (sharing only the network with the game's, if it has
-    one), or None when the network cannot be built within ``seconds`` CPU seconds."""
+    one), or None when the network cannot be built within ``seconds`` CPU seconds (and the atoms of
+    :data:`gdl.engines.AUTO_MAX_ATOMS`)."""
     reasoner = getattr(game.reasoner, "unlocked", game.reasoner)  # a match's lock around it
     if isinstance(reasoner, CompiledReasoner):
         return Game(game.checked, another_reasoner(reasoner, game.checked), game.name)
     try:
-        compiled = build_compiled(game.checked, min(AUTO_MAX_SECONDS, seconds))
+        compiled = build_compiled(game.checked, seconds)
     except GameTooLargeError:
         return None
     return Game(game.checked, compiled, game.name)
 
 
-def _replay(game: Game, root: State, line: tuple[int, ...]) -> tuple[Term, ...]:
-    """The moves of ``line`` (numbers into each state's legal moves) from ``root``."""
+def _replay(game: Game, root: State, line: tuple[int | str, ...]) -> tuple[Term, ...]:
+    """The moves of ``line`` from ``root``: numbers into each state's legal moves, or their texts."""
     role = game.roles[0]
     moves = []
     state = root
-    for number in line:
-        move = state.legal_moves(role)[number]
-        moves.append(move)
-        state = state.next({role: move})
+    for step in line:
+        legal = state.legal_moves(role)
+        if isinstance(step, str):
+            step = [str(move).lower() for move in legal].index(step.lower())
+        moves.append(legal[step])
+        state = state.next({role: legal[step]})
     return tuple(moves)
 
 
