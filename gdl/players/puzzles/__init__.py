@@ -31,6 +31,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from gdl.budget import budget
 from gdl.engines import another_reasoner, build_compiled
 from gdl.engines.compiled import CompiledReasoner
 from gdl.errors import GameTooLargeError
@@ -142,13 +143,15 @@ def solve_puzzle(
 
 def _network_game(game: Game, seconds: float) -> Game | None:
     """``game`` on a compiled engine of its own (sharing only the network with the game's, if it has
-    one), or None when the network cannot be built within ``seconds`` CPU seconds (and the atoms of
-    :data:`gdl.engines.AUTO_MAX_ATOMS`)."""
+    one), or None when the network cannot be built within ``seconds`` (of CPU time and of wall time,
+    and the atoms of :data:`gdl.engines.AUTO_MAX_ATOMS`)."""
     reasoner = getattr(game.reasoner, "unlocked", game.reasoner)  # a match's lock around it
     if isinstance(reasoner, CompiledReasoner):
         return Game(game.checked, another_reasoner(reasoner, game.checked), game.name)
     try:
-        compiled = build_compiled(game.checked, seconds)
+        # Wall time too: the start clock is, and on a busy machine CPU time lags far behind it.
+        with budget("building the network of a puzzle", seconds, wall=True):
+            compiled = build_compiled(game.checked, seconds)
     except GameTooLargeError:
         return None
     return Game(game.checked, compiled, game.name)

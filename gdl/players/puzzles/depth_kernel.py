@@ -20,6 +20,7 @@ import numpy as np
 
 from gdl.engines.sweep_kernel import sweep
 from gdl.engines.sweep_layout import BASES, FALSE_SLOT, SIZES, VALUE_SLOTS
+from gdl.retrograde_kernel import _find
 
 F = TypeVar("F", bound=Callable[..., Any])
 _jit = cast(Callable[[F], F], numba.njit(cache=True, nogil=True))
@@ -35,36 +36,18 @@ COUNTERS = 5
 
 
 @_jit
-def _hash(row: Any) -> np.uint64:  # pragma: no cover (numba)
-    value = np.uint64(14695981039346656037)
-    for byte in row:
-        value = (value ^ np.uint64(byte)) * np.uint64(1099511628211)
-    return value
-
-
-@_jit
 def _insert(keys: Any, table: Any, held: Any, row: Any) -> int:  # pragma: no cover (numba)
-    """Add ``row`` to the table: 1 if it was new, 0 if it was there, -1 if the table is full."""
-    mask = np.uint64(len(table) - 1)
-    slot = _hash(row) & mask
-    while True:
-        number = table[slot]
-        if number == 0:
-            if held[0] >= len(keys):
-                return -1
-            keys[held[0], :] = row
-            held[0] += 1
-            table[slot] = held[0]
-            return 1
-        other = keys[number - 1]
-        same = True
-        for k in range(len(row)):
-            if other[k] != row[k]:
-                same = False
-                break
-        if same:
-            return 0
-        slot = (slot + np.uint64(1)) & mask
+    """Add ``row`` to the table (that of :mod:`gdl.retrograde_kernel`): 1 if it was new, 0 if it was
+    there, -1 if the table is full."""
+    slot = _find(keys, table, row)
+    if table[slot]:
+        return 0
+    if held[0] >= len(keys):
+        return -1
+    keys[held[0], :] = row
+    held[0] += 1
+    table[slot] = held[0]
+    return 1
 
 
 @_jit
