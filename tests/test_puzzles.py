@@ -151,7 +151,7 @@ def test_depth_first_finds_the_best_goal(graph: tuple[list[tuple[int, int]], dic
     game = gdl.parse(graph_game(edges, values))
     expected = best_by_networkx(edges, values)
     search = DepthFirst(game, game.initial_state(), 101, 1 << 20)
-    search.run(time.monotonic() + 30)
+    search.run(float("inf"))
     assert search.exhaustive
     line, goal = search.best()
     if expected is None:
@@ -171,7 +171,7 @@ def test_hanoi_in_the_fewest_moves(corpus: Path) -> None:
 def test_a_knights_tour_is_found_depth_first(corpus: Path) -> None:
     game = gdl.load(corpus / "games" / "knightstour.kif")
     search = DepthFirst(game, game.initial_state(), 100, 64 << 20)
-    search.run(time.monotonic() + 60)
+    search.run(float("inf"))  # it ends: found, or every state searched
     line, goal = search.best()
     assert goal == 100 and search.finished
     end = ending(game, game.initial_state(), depth_first_moves(game, line))
