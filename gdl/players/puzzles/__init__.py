@@ -75,12 +75,6 @@ class PuzzlePlan:
     method: str
     reason: str = ""
 
-    def __repr__(self) -> str:
-        return (
-            f"PuzzlePlan(moves={len(self.moves)}, goal={self.goal}, proven={self.proven}, "
-            f"shortest={self.shortest}, states={self.states}, method={self.method!r})"
-        )
-
 
 def solve_puzzle(
     game: Game,
