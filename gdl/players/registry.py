@@ -29,6 +29,7 @@ from gdl.players.hyperplay import HyperPlayer
 from gdl.players.legal import LegalPlayer
 from gdl.players.mcts import MctsPlayer
 from gdl.players.minimax import MinimaxPlayer
+from gdl.players.puzzles.player import PuzzlePlayer
 from gdl.players.random import RandomPlayer
 
 if TYPE_CHECKING:
@@ -38,7 +39,8 @@ if TYPE_CHECKING:
 PLAYER_KINDS: dict[str, type[Player]] = {
     kind.name: kind
     for kind in (
-        RandomPlayer, LegalPlayer, HumanPlayer, MinimaxPlayer, MctsPlayer, HyperPlayer, EquilibriumPlayer
+        RandomPlayer, LegalPlayer, HumanPlayer, MinimaxPlayer, MctsPlayer, HyperPlayer, EquilibriumPlayer,
+        PuzzlePlayer,
     )
 }
 
