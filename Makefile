@@ -17,6 +17,8 @@ $(RUNTIME): pyproject.toml
 	$(BIN)/pip install --quiet -e .
 	$(BIN)/python -c 'from gdl.engines.warm import warm_up; warm_up()'  # numba compiles the kernels now
 	$(BIN)/python -c 'from gdl.retrograde_values import warm_up; warm_up()'
+	$(BIN)/python -c 'from gdl.extensive.warm import warm_up; warm_up()'
+	$(BIN)/python -c 'from gdl.players.puzzles import warm_up; warm_up()'
 	touch $(RUNTIME)
 
 $(STAMP): $(RUNTIME)

@@ -51,8 +51,8 @@ def solve_game(
     engine: str,
     budget: float,
     max_states: int | None,
-    method: str = "lp",
-    iterations: int = 1000,
+    method: str = "auto",
+    iterations: int | None = None,
 ) -> GameRun:
     """Solve one game as ``gdl solve`` does a file alone: an extensive-form game (GDL-II with nature or
     percepts, .efg, .json) by :func:`gdl.extensive.solving.solve_extensive`, any other GDL game, or a

@@ -199,6 +199,10 @@ class OutOfTimeError(GdlSourceError, LimitError):
     """The time given ran out before the extensive form of a GDL game was complete."""
 
 
+class ArraysUnsupportedError(GdlError):
+    """A GDL game whose extensive form cannot be generated into arrays (walking State objects makes it)."""
+
+
 class EfgError(ExtensiveGameError):
     """A ``.efg`` text that is not a well-formed Gambit extensive game (with its line and column)."""
 

@@ -4,26 +4,29 @@ the compiled network, then valued backwards from the terminal states.
 :func:`gdl.solve.solve` uses this for a game played by the compiled engine (its propositional network)
 of more than a few thousand states; it gives the same answers as the search over
 :class:`gdl.game.State` objects (the same concepts, values, tie-breaks, principal variation and mixed
-strategies), at a few hundred thousand states per CPU-second instead of a few thousand. A turn-taking
+strategies), at hundreds of thousands of states per CPU-second instead of a few thousand. A turn-taking
 game without nature is valued here in integers (:func:`values`); a game with simultaneous moves or
 nature in exact fractions by :mod:`gdl.retrograde_values`. A game without a network goes to the search.
 
-**How.** States are rows of bytes in a hash table (numpy arrays: no Python object per state), expanded
-breadth first by a numba kernel (:mod:`gdl.retrograde_kernel`) that evaluates the network's schedule
-(:mod:`gdl.engines.sweep`) once per state for the terminal test, the legal moves and the goals, and once
-per joint move for the successor. The graph is kept as compressed rows of successor numbers; values are
-then propagated from the terminal states through the graph reversed, each state taken once its last
-successor is valued (Kahn's order), so that a state that repeats is found (a state never valued).
+**How.** States are rows of 64-bit words in a hash table (numpy arrays: no Python object per state),
+expanded breadth first by a numba kernel (:mod:`gdl.retrograde_kernel`) that evaluates the network's
+schedule (:mod:`gdl.engines.sweep`) over rows of words of lanes: the terminal test, the legal moves and
+the goals of 256 states at once, then the successors of 256 joint moves at once. The graph is kept as
+compressed rows of successor numbers; values are then propagated from the terminal states through the
+graph reversed, each state taken once its last successor is valued (Kahn's order), so that a state that
+repeats is found (a state never valued).
 
-**Memory.** A state costs about ``b + 62 + 22 r + 16 m`` bytes (``b`` the bytes of its base propositions,
-``r`` the roles, ``m`` its joint moves): its row, two hash slots, its successors, its legal moves' counts
-and its values (a numerator and a denominator per player when they are fractions), and the graph
-reversed while valuing. The exploration stops with a clear reason before its arrays would pass
-``memory`` bytes (:data:`DEFAULT_MEMORY`).
+**Memory.** A state costs about ``8 w + 74 + 22 r + 16 m`` bytes (``w`` the 64-bit words of its base
+propositions, ``r`` the roles, ``m`` its joint moves): its row, two hash slots, its successors, its legal
+moves' counts and its values (a numerator and a denominator per player when they are fractions), and the
+graph reversed while valuing (:meth:`Exploration.bytes_per_capacity`). The exploration
+stops with a clear reason before its arrays would pass ``memory`` bytes (:data:`DEFAULT_MEMORY`, or
+less where the address space is limited).
 """
 
 from __future__ import annotations
 
+import resource
 import time
 from collections.abc import Callable
 from typing import Any
@@ -37,10 +40,14 @@ from gdl.ground.propnet import TRUE
 
 #: Fields of the exploration's counters (those of :mod:`gdl.retrograde_kernel`, which imports numba).
 STATES, EXPANDED, EDGES = range(3)
-#: The memory the exploration may use by default, in bytes.
+#: The memory the exploration may use by default, in bytes (less where the process's address space is
+#: limited: see :func:`memory_room`).
 DEFAULT_MEMORY = 8 * 2**30
-#: States expanded per call of the kernel (between two looks at the clock and the progress function).
-CHUNK = 50_000
+#: Seconds between two looks at the clock and calls of the progress function: the kernel is called on
+#: as many states as it expanded in that time before.
+CHUNK_SECONDS = 0.1
+#: States expanded by the first call of the kernel, and at least by each call.
+FIRST_CHUNK = 64
 #: The first capacity of the arrays, in states (they double as needed).
 FIRST_CAPACITY = 1 << 16
 
@@ -49,9 +56,13 @@ class Exploration:
     """The reachable states of a game from one state, as arrays (see the module docstring)."""
 
     def __init__(self, game: Game, root: State, memory: int) -> None:
+        from gdl.retrograde_kernel import rehash
+
         net = game.reasoner.net  # type: ignore[attr-defined]
         self.game = game
         self.memory = memory
+        #: The seconds the exploration has taken so far (set by :func:`explore`).
+        self.seconds = 0.0
         roles = len(net.roles)
         input_of = {move: i for i, move in enumerate(net.moves)}
         legal_outputs = [node for entries in net.legal for _, node in entries]
@@ -70,51 +81,67 @@ class Exploration:
         )
         self.goal_first = np.cumsum([0, *(len(e) for e in goals)]).astype(np.int64)
         self.goal_value = np.asarray([int(v) for entries in goals for v, _ in entries], dtype=np.int16)
-        self.input_bytes = (len(net.moves) + 7) // 8
-        self.state_bytes = max(1, (len(net.fluents) + 7) // 8)
+        self.state_words = max(1, (len(net.fluents) + 63) // 64)
         self.counters = np.zeros(4, dtype=np.int64)
         self.capacity = 0
-        self.keys = np.zeros((0, self.state_bytes), dtype=np.uint8)
-        self.table = np.zeros(0, dtype=np.int64)
+        self.keys = np.zeros((0, self.state_words), dtype=np.uint64)
+        self.table = np.zeros(0, dtype=np.uint64)
         self.child_start = np.zeros(1, dtype=np.int64)
-        self.children = np.zeros(FIRST_CAPACITY, dtype=np.int64)
         self.terminal = np.zeros(0, dtype=np.bool_)
         self.goals = np.zeros((0, roles), dtype=np.int16)
         self.legal_counts = np.zeros((0, roles), dtype=np.int32)
         first = max(2, min(FIRST_CAPACITY, int(memory // self.bytes_per_state())))
+        self.children = np.zeros(first, dtype=np.int64)
         self.grow_states(first)
         self.keys[0] = self.row(root)
         self.counters[STATES] = 1
-        self.grow_states(first)  # hashes the root
+        rehash(self.keys, self.table, 1)
 
     def row(self, state: State) -> np.ndarray:
         data = int(self.game.reasoner.from_fluents(state.fluents()))
-        return np.frombuffer(data.to_bytes(self.state_bytes, "little"), dtype=np.uint8).copy()
+        return np.frombuffer(data.to_bytes(8 * self.state_words, "little"), dtype="<u8").astype(np.uint64)
 
     def state(self, number: int) -> State:
         """The game state of state ``number``."""
-        return State(self.game, int.from_bytes(self.keys[number].tobytes(), "little"))
+        return State(self.game, int.from_bytes(self.keys[number].astype("<u8").tobytes(), "little"))
+
+    def branching(self) -> float:
+        """The mean number of successors of the states expanded so far (at least 1)."""
+        return max(1.0, int(self.counters[EDGES]) / max(1, int(self.counters[EXPANDED])))
 
     def bytes_per_state(self) -> float:
-        branching = max(1.0, int(self.counters[EDGES]) / max(1, int(self.counters[EXPANDED])))
-        return self.state_bytes + 62 + 22 * self.goals.shape[1] + 16 * branching
+        """The memory a state takes, the valuing's included, with the mean number of successors so far."""
+        return self.bytes_per_capacity() + 16 * self.branching()
 
-    def fits(self, states: int) -> bool:
-        return states * self.bytes_per_state() <= self.memory
+    def bytes_per_capacity(self) -> int:
+        """The memory a state takes, the valuing's included, but for its edges (16 bytes each: the
+        successor's number, and the predecessor's while valuing): its row, two slots of the hash table,
+        its first edge, terminal flag, goals and legal moves' counts; then its values (a numerator and a
+        denominator per role when they are fractions), line length, choice, flag and the valuing's four
+        counters."""
+        roles = self.goals.shape[1]
+        return 8 * self.state_words + 16 + 8 + 1 + 2 * roles + 4 * roles + (16 * roles + 4 + 4 + 1 + 32)
+
+    def fits(self, capacity: int, edges: int) -> bool:
+        """Whether arrays for ``capacity`` states and ``edges`` edges fit in the memory allowed."""
+        return capacity * self.bytes_per_capacity() + 16 * edges <= self.memory
 
     def grow_states(self, capacity: int) -> None:
-        from gdl.retrograde_kernel import rehash
+        """Room for ``capacity`` states. The arrays are resized in place where the memory allows it (no
+        copy), so no other reference to them may be held while exploring."""
+        from gdl.retrograde_kernel import REGROW_BITS, regrow, rehash
 
-        count = int(self.counters[STATES])
-        keys = np.zeros((capacity, self.state_bytes), dtype=np.uint8)
-        keys[:count] = self.keys[:count]
-        self.keys = keys
-        self.table = np.zeros(1 << (2 * capacity - 1).bit_length(), dtype=np.int64)  # a power of two
-        rehash(self.keys, self.table, count)
-        self.child_start = _grown(self.child_start, capacity + 1)
-        self.terminal = _grown(self.terminal, capacity)
-        self.goals = _grown(self.goals, capacity)
-        self.legal_counts = _grown(self.legal_counts, capacity)
+        table = np.zeros(1 << (2 * capacity - 1).bit_length(), dtype=np.uint64)  # a power of two
+        if len(table) <= 1 << REGROW_BITS:
+            regrow(self.table, table)
+        else:
+            rehash(self.keys, table, int(self.counters[STATES]))
+        self.table = table
+        self.keys.resize((capacity, self.state_words), refcheck=False)
+        self.child_start.resize(capacity + 1, refcheck=False)
+        self.terminal.resize(capacity, refcheck=False)
+        self.goals.resize((capacity, self.goals.shape[1]), refcheck=False)
+        self.legal_counts.resize((capacity, self.legal_counts.shape[1]), refcheck=False)
         self.capacity = capacity
 
     def run(self, chunk: int, limit: int) -> int:
@@ -122,15 +149,9 @@ class Exploration:
 
         return int(expand(
             self.state_sweep.tables, self.next_sweep.tables, self.legal_first, self.legal_input,
-            self.goal_first, self.goal_value, self.input_bytes, self.keys, self.table, self.counters,
+            self.goal_first, self.goal_value, self.keys, self.table, self.counters,
             self.child_start, self.children, self.terminal, self.goals, self.legal_counts, chunk, limit,
         ))
-
-
-def _grown(array: np.ndarray, length: int) -> np.ndarray:
-    grown = np.zeros((length, *array.shape[1:]), dtype=array.dtype)
-    grown[: len(array)] = array
-    return grown
 
 
 def explore(
@@ -141,7 +162,10 @@ def explore(
     memory: int,
     progress: Callable[[int, float], None] | None,
 ) -> tuple[Exploration, str]:
-    """The states reachable from ``root``; the reason the exploration stopped early, or ``""``.
+    """The states reachable from ``root``, at most ``max_states`` of them, found before ``stop_at`` (a
+    :func:`time.monotonic` instant) in arrays of at most ``memory`` bytes (less where the address space
+    is limited: :func:`memory_room`); the reason the exploration stopped early, or ``""``.
+    ``progress(states, seconds)`` is called about every :data:`CHUNK_SECONDS`.
 
     Raises :class:`NotTurnTakingError` for a game without a network, and
     :class:`gdl.errors.GameDefinitionError` where the rules break GDL (as the game's states would)."""
@@ -159,26 +183,41 @@ def explore(
     if getattr(game.reasoner, "net", None) is None:
         raise NotTurnTakingError("the game has no network")
     started = time.monotonic()
-    found = Exploration(game, root, memory)
+    room = memory_room()
+    found = Exploration(game, root, memory if room is None else min(memory, room))
+    chunk = FIRST_CHUNK
     while True:
-        if time.monotonic() > stop_at:
-            return found, "not solved within budget"
-        status = found.run(CHUNK, 2**62 if max_states is None else max_states)
+        now = time.monotonic()
+        if now > stop_at:
+            return found, OUT_OF_BUDGET
+        expanded = int(found.counters[EXPANDED])
+        status = found.run(chunk, 2**62 if max_states is None else max_states)
+        spent = time.monotonic() - now
+        if status == STOPPED_AT_CHUNK:
+            # As many states next time as fit in CHUNK_SECONDS at this pace (at most 4 times as many).
+            pace = (int(found.counters[EXPANDED]) - expanded) / max(spent, 1e-6)
+            chunk = max(FIRST_CHUNK, min(4 * chunk, int(pace * CHUNK_SECONDS)))
+        found.seconds = time.monotonic() - started
         if progress is not None:
-            progress(int(found.counters[STATES]), time.monotonic() - started)
+            progress(int(found.counters[STATES]), found.seconds)
         if status == LIMIT:
-            return found, "not solved within budget"
+            return found, OUT_OF_BUDGET
         if status == DONE:
             return found, ""
-        if status == STOPPED_AT_CHUNK:
-            continue
-        if status == GROW_STATES:
-            wanted = 2 * found.capacity
-            if not found.fits(wanted):
-                return found, _too_large(found, wanted)
-            found.grow_states(wanted)
-        elif status == GROW_EDGES:
-            found.children = _grown(found.children, 2 * len(found.children))
+        if status in (GROW_STATES, GROW_EDGES):
+            states = 2 * found.capacity if status == GROW_STATES else found.capacity
+            edges = 2 * len(found.children) if status == GROW_EDGES else len(found.children)
+            if status == GROW_STATES:  # the edges the states will have, at the branching so far
+                edges = max(edges, int(states * found.branching()))
+            if not found.fits(states, edges):
+                return found, _too_large(found)
+            try:
+                if status == GROW_STATES:
+                    found.grow_states(states)
+                else:
+                    found.children.resize(edges, refcheck=False)
+            except MemoryError:
+                return found, _too_large(found)
         elif status in (NO_GOAL, NO_LEGAL_MOVE):
             culprit = found.state(int(found.counters[CULPRIT]))
             # The game's own question raises the error it would raise in play, with its message.
@@ -189,11 +228,39 @@ def explore(
             raise GameDefinitionError(f"the rules break GDL in state {culprit!r}")
 
 
-def _too_large(found: Exploration, wanted: int) -> str:
+def explored(found: Exploration) -> str:
+    """What an exploration stopped early did, for people: the states found and expanded, and how fast."""
+    expanded = int(found.counters[EXPANDED])
+    return (
+        f"{int(found.counters[STATES]):,} states found, {expanded:,} of them expanded in "
+        f"{found.seconds:.2f} s ({expanded / max(found.seconds, 1e-9):,.0f} a second) on the compiled network"
+    )
+
+
+#: The reason an exploration stopped at its time or state limit.
+OUT_OF_BUDGET = "not solved within budget"
+
+
+def memory_room() -> int | None:
+    """The bytes the exploration may take where the process's address space is limited (as ``gdl``
+    limits it): three quarters of what is left under the limit (an array may be copied as it grows);
+    None when it is not limited."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    try:
+        with open("/proc/self/statm") as statm:
+            used = int(statm.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return None
+    return max(0, soft - used) * 3 // 4
+
+
+def _too_large(found: Exploration) -> str:
     per_state = found.bytes_per_state()
     memory = f"{found.memory / 2**30:.1f} GiB" if found.memory >= 2**30 else f"{found.memory / 2**20:.1f} MiB"
     return (
-        f"not solved: more than {found.capacity:,} states, and {wanted:,} would not fit in {memory} "
+        f"not solved: more than {int(found.counters[STATES]):,} states, which would not fit in {memory} "
         f"(about {per_state:.0f} bytes a state)"
     )
 
@@ -233,3 +300,4 @@ def principal_variation(found: Exploration, chosen: Callable[[int], int]) -> lis
         line.append({role: str(move) for role, move in zip(game.roles, picked, strict=True)})
         number = int(found.children[found.child_start[number] + joint])
     return line
+

@@ -194,6 +194,7 @@ def warm_up() -> None:
         assert checked is not None
         game = Game(checked, CompiledReasoner(checked))
         found, _ = explore(game, game.initial_state(), float("inf"), None, 1 << 20, None)
+        found.grow_states(2 * found.capacity)  # the table grown from its tags
         if game.chance_role is None:
             values(found)
         else:

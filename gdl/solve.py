@@ -43,7 +43,15 @@ from typing import Any
 
 from gdl.errors import GameDefinitionError
 from gdl.game import Game, State
-from gdl.retrograde import DEFAULT_MEMORY, STATES, Exploration, explore, principal_variation, values
+from gdl.retrograde import (
+    DEFAULT_MEMORY,
+    STATES,
+    Exploration,
+    explore,
+    explored,
+    principal_variation,
+    values,
+)
 from gdl.retrograde_values import BACKWARD_INDUCTION as BY_BACKWARD_INDUCTION
 from gdl.retrograde_values import MIXED_MINIMAX as BY_MIXED_MINIMAX
 from gdl.retrograde_values import SECURITY as BY_SECURITY
@@ -295,7 +303,8 @@ def _solved_natively(
         reason = f"not solved: the rules break GDL: {problem}"
         return Solution(False, "", {}, [], 0, time.monotonic() - started, reason)
     if stopped:
-        return Solution(False, "", {}, [], int(found.counters[STATES]), time.monotonic() - started, stopped)
+        count, seconds = int(found.counters[STATES]), time.monotonic() - started
+        return Solution(False, "", {}, [], count, seconds, stopped, notes=[explored(found)])
     return native_solution(found, started)
 
 

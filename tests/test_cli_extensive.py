@@ -123,3 +123,36 @@ def test_a_gdl2_game_is_solved_in_payoffs_and_goal_units(capsys: pytest.CaptureF
     assert report["goal_value"]["player2"] == pytest.approx(50 + 1 / 18)
     status, out, _ = run(capsys, "solve", str(GAMES / "kuhn.kif"))
     assert "value in goal units: player1 49.94444444 (= 899/18), player2 50.05555556 (= 901/18)" in out
+
+
+def test_a_gdl2_game_too_large_for_the_memory_is_refused_with_its_size(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GDL_MEMORY_MB", "1")  # half a megabyte for the arrays: spoof needs about 650 KB
+    status, out, _ = run(capsys, "solve", str(GAMES / "spoof.kif"), "--json")
+    report = json.loads(out)
+    assert status == 1 and report["solved"] is False
+    assert report["size"]["nodes"] == 16_381 and report["size"]["terminals"] == 10_239
+    # Counted within the same memory: the flipper's 364 all, the hider's 2047 only in part.
+    counted = report["size"]["infosets"]
+    assert counted["flipper"] == {"count": 364, "complete": True}
+    assert counted["hider"]["complete"] is False and 0 < counted["hider"]["count"] < 2047
+    assert "more than the 0.0 GiB gdl may use" in report["reason"]
+    assert "at least" in report["reason"] and "16,381 nodes" in report["reason"]
+
+
+def test_a_gdl2_game_beyond_the_objects_is_solved_on_its_arrays(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gdl.cli.extensive
+
+    monkeypatch.setattr(gdl.cli.extensive, "DEFAULT_MAX_NODES", 10)  # kuhn's 55 nodes stay arrays
+    status, out, _ = run(capsys, "solve", str(GAMES / "kuhn.kif"), "--method", "dcfr", "--json")
+    report = json.loads(out)
+    # Measured on the whole tree in floating point, not proven: never "solved".
+    assert status == 1 and report["solved"] is False and report["method"] == "dcfr"
+    assert report["value"]["player1"] == pytest.approx(-1 / 18, abs=1e-3)
+    assert "not proven" in report["guarantee"] and report["exploitability"] < 1e-3
+    assert report["size"]["terminal"] == 30 and set(report["strategies"]) == {"player1", "player2"}
+    low, high = (float(bound) for bound in report["bounds"]["player1"])  # floats, as measured
+    assert low <= -1 / 18 <= high and high - low <= 4 * report["exploitability"] + 1e-12

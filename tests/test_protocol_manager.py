@@ -36,6 +36,7 @@ GAMES = Path(__file__).resolve().parent.parent / "games"
 #: Well-behaved players answer at once, so a generous clock costs nothing and keeps a busy machine from
 #: making them late (stretched by the load measured: support.timing); the late player has a short one.
 PLAY_CLOCK = clock(2)
+START_CLOCK = clock(3)  # a player in a process of its own starts it within the start clock
 SHORT_CLOCK = 1.0
 GRACE = 0.2
 
@@ -79,7 +80,7 @@ def replay(game: gdl.Game, record: MatchRecord) -> None:
 def run(
     game: gdl.Game, players: dict[str, str], network: Network, play_clock: float = PLAY_CLOCK, **options: Any
 ) -> MatchRecord:
-    return host(game, players, 2.0, play_clock, network=network, grace=GRACE, seed=7, **options)
+    return host(game, players, START_CLOCK, play_clock, network=network, grace=GRACE, seed=7, **options)
 
 
 def test_two_remote_players_play_a_complete_match(

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import itertools
+import re
+import resource
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,6 +20,8 @@ from support.paths import CORPUS, GAMES, shared_path
 import gdl
 import gdl.retrograde_values
 import gdl.solve
+from gdl import retrograde
+from gdl.cli import main
 from gdl.solve import Solution, solve
 from gdl.syntax import read
 
@@ -48,7 +54,12 @@ def _same(native: Solution, searched: Solution) -> None:
 
 @st.composite
 def graph_games(
-    draw: st.DrawFn, simultaneous: bool = False, nature: bool = False, zero_sum: bool = False
+    draw: st.DrawFn,
+    simultaneous: bool = False,
+    nature: bool = False,
+    zero_sum: bool = False,
+    most_states: int = 14,
+    acyclic: bool | None = None,
 ) -> GraphGame:
     """Small explicit games, most often solvable (successors later states, or any state), where one
     player moves in each state or, if ``simultaneous``, any of them; with nature (the role ``random``,
@@ -59,8 +70,8 @@ def graph_games(
     names = list(players)
     if nature:
         names.insert(draw(st.integers(0, len(players))), "random")
-    states = draw(st.integers(1, 14))
-    acyclic = draw(st.integers(0, 3)) > 0
+    states = draw(st.integers(1, most_states))
+    acyclic = draw(st.integers(0, 3)) > 0 if acyclic is None else acyclic
     terminal = tuple(draw(st.integers(0, 2)) == 0 or state == states - 1 for state in range(states))
     constant_sum = zero_sum or (len(players) == 2 and draw(st.booleans()))
     value = st.sampled_from([0, 25, 50, 100]) if draw(st.integers(0, 3)) > 0 else st.one_of(
@@ -127,6 +138,14 @@ def test_random_games_with_simultaneous_moves_or_nature_get_the_searchs_answers(
     game = data.draw(graph_games(**kind))
     with _valued(where):
         _same(*_both(game.kif()))
+
+
+@settings(max_examples=5, deadline=None)
+@given(graph_games(most_states=160, acyclic=True))
+def test_random_games_of_more_states_and_propositions_than_a_word_has_lanes(game: GraphGame) -> None:
+    # A base proposition per state: rows of up to three words, batches of up to 160 states and of 256
+    # joint moves (the lanes of four words), from few states or many.
+    _same(*_both(game.kif()))
 
 
 @pytest.mark.parametrize("name", ["tictactoe.kif", "nim.kif", "buttons.kif"])
@@ -200,3 +219,90 @@ def test_by_default_small_games_are_searched_and_larger_ones_solved_natively() -
         tictactoe = solve(gdl.load(GAMES / "tictactoe.kif"))  # 5,478 states
     assert buttons.solved and gdl.solve.NATIVE not in buttons.notes
     assert tictactoe.solved and gdl.solve.NATIVE in tictactoe.notes and tictactoe.states == 5478
+
+
+def test_the_clock_is_looked_at_between_short_calls_of_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    game = gdl.load(GAMES / "tictactoe.kif", engine="compiled")
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(retrograde.time, "monotonic", lambda: float(next(ticks)))  # a second a look
+    shown: list[tuple[int, float]] = []
+    found, stopped = retrograde.explore(
+        game, game.initial_state(), 12.0, None, 1 << 30, lambda *a: shown.append(a)
+    )
+    assert stopped == "not solved within budget"
+    # The first calls are short (64 states, then at most 4 times as many as the call before).
+    expanded = int(found.counters[retrograde.EXPANDED])
+    assert 64 <= expanded <= 64 * (1 + 4 + 16 + 64) and int(found.counters[retrograde.STATES]) < 5478
+    assert [states for states, _ in shown] == sorted(states for states, _ in shown) and len(shown) >= 2
+    assert shown[-1][0] == int(found.counters[retrograde.STATES])
+    assert "of them expanded in" in retrograde.explored(found)
+
+
+def test_progress_is_reported_while_exploring_and_the_last_report_counts_every_state() -> None:
+    game = gdl.load(GAMES / "tictactoe.kif", engine="compiled")
+    shown: list[tuple[int, float]] = []
+    found, stopped = retrograde.explore(
+        game, game.initial_state(), float("inf"), None, 1 << 30, lambda *a: shown.append(a)
+    )
+    assert stopped == "" and shown[-1][0] == int(found.counters[retrograde.STATES]) == 5478
+    assert len(shown) >= 2  # the first call of the kernel expands 64 states (FIRST_CHUNK)
+
+
+def test_the_address_space_limit_bounds_the_memory_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(retrograde, "memory_room", lambda: 300_000)
+    solution = solve(gdl.load(GAMES / "tictactoe.kif"))  # the default memory is far larger
+    assert not solution.solved and "would not fit in 0.3 MiB" in solution.reason
+
+
+def test_the_memory_room_is_three_quarters_of_what_is_left_under_the_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with open("/proc/self/statm") as statm:
+        used = int(statm.read().split()[0]) * resource.getpagesize()
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (used + (8 << 20), resource.RLIM_INFINITY))
+    room = retrograde.memory_room()
+    assert room is not None and abs(room - (6 << 20)) < (1 << 20)
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    assert retrograde.memory_room() is None
+
+
+def test_an_unsolved_native_run_says_how_far_it_got(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", str(GAMES / "tictactoe.kif"), "--max-states", "3000"]) == 1
+    out = capsys.readouterr().out
+    rate = r"\d+\.\d\d s,? \(?[\d,]+ a second\)"
+    assert re.search(r"tictactoe: not solved within budget \(3,000 states, " + rate, out)
+    assert re.search(r"note: 3,000 states found, [\d,]+ of them expanded in " + rate, out)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_native_run_counts_the_states_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    assert main(["solve", str(GAMES / "tictactoe.kif"), "--max-states", "3000"]) == 1
+    shown = terminal.getvalue()
+    assert re.search(r"\r\033\[Kgdl solve: 3,000 states searched, \d+ s, [\d,]+ a second", shown)
+    assert shown.endswith("\r\033[K")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 3), st.sets(st.integers(0, 2**192 - 1), min_size=1, max_size=300))
+def test_a_table_grown_from_its_tags_holds_what_hashing_the_rows_again_gives(
+    words: int, numbers: set[int]
+) -> None:
+    from gdl.retrograde_kernel import NUMBER_BITS, _find, _hash, _shift, regrow, rehash
+
+    rows = sorted({n % 2 ** (64 * words) for n in numbers})
+    keys = np.array([[(n >> (64 * w)) & (2**64 - 1) for w in range(words)] for n in rows], dtype=np.uint64)
+    size = 1 << (2 * len(rows) - 1).bit_length()
+    small, grown, hashed = (np.zeros(n, dtype=np.uint64) for n in (size, 2 * size, 2 * size))
+    rehash(keys, small, len(rows))
+    regrow(small, grown)
+    rehash(keys, hashed, len(rows))
+    assert sorted(grown.tolist()) == sorted(hashed.tolist())
+    for number, row in enumerate(keys):
+        slot = _find(keys, grown, np.uint64(_shift(grown)), row, np.uint64(_hash(row)))
+        assert int(grown[slot]) & (2**NUMBER_BITS - 1) == number + 1

@@ -74,7 +74,7 @@ def solve_many(args: argparse.Namespace, files: Sequence[str]) -> int:
         if run.problem is not None:
             print(f"gdl solve: {run.file}: {run.problem}", file=sys.stderr)
 
-    arguments = (args.engine, args.time_limit, args.max_states, args.method or "lp", args.iterations or 1000)
+    arguments = (args.engine, args.time_limit, args.max_states, args.method or "auto", args.iterations)
     runs = _run("solve", args, solve_game, games, arguments, show)
     if args.json:
         print(json.dumps([_solution_json(run) for run in runs], indent=2))

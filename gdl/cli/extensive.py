@@ -12,11 +12,15 @@ from typing import Any
 
 from gdl.cli._common import counted, emit_json, plural, read_source, time_left
 from gdl.cli.progress import Progress
-from gdl.errors import OutOfTimeError
+from gdl.errors import GameTooLargeError, LimitError, OutOfTimeError
 from gdl.extensive import GDL_SUFFIXES, ExtensiveGame, ExtensiveGameError, NotExtensiveError, read_extensive
-from gdl.extensive.from_gdl import read_gdl2
+from gdl.extensive.count import TreeCount, count_infosets, count_tree, least_bytes
+from gdl.extensive.from_gdl import DEFAULT_MAX_NODES, game_of_tree, load_gdl2, read_gdl2
+from gdl.extensive.generate import ArraysUnsupportedError, GameTree, generate_tree
 from gdl.extensive.model import exact_fraction, tidy
-from gdl.extensive.solving import solve_extensive
+from gdl.extensive.solving import DEFAULT_ITERATIONS as ITERATIONS_OF
+from gdl.extensive.solving import ITERATIVE, solve_extensive, solve_tree
+from gdl.game import Game
 
 #: The formats of extensive-form games (see :data:`gdl.cli._common.FORMATS`).
 EXTENSIVE_FORMATS = ("gdl", "json", "efg")
@@ -59,37 +63,47 @@ def solve_file(args: argparse.Namespace, started: float | None = None) -> int | 
     text = read_source(Path(args.game), "solve", EXTENSIVE_FORMATS)
     if text is None:
         return 2
+    bar = Progress("solve")
     try:
         if Path(args.game).suffix.lower() in GDL_SUFFIXES:  # its unfolding is part of the time limit
-            game: ExtensiveGame = read_gdl2(text, args.game, seconds=time_left(args.time_limit, started))
+            made = _generated(args, text, started, bar)
+            if isinstance(made, int) or made is None:
+                bar.close()
+                return made
+            game: ExtensiveGame | GameTree = made
         else:
             game = read_extensive(text, args.game)
     except NotExtensiveError as problem:
+        bar.close()
         print(f"gdl solve: {args.game}: no extensive form to solve: {problem}", file=sys.stderr)
         return None
     except OutOfTimeError as problem:
+        bar.close()
         return _not_solved(args, str(problem).removeprefix(f"{args.game}: "))
     except ExtensiveGameError as problem:
+        bar.close()
         _say(problem, args.game, "solve")
         return 2
-    method = args.method or "lp"
-    if len(game.players) == 1 and method == "cfr":
-        print(f"gdl solve: {args.game}: --method cfr applies to games of two players; a game of one "
+    method = args.method or "auto"
+    if len(game.players) == 1 and method in ITERATIVE:
+        print(f"gdl solve: {args.game}: --method {method} applies to games of two players; a game of one "
               "player is solved exactly by backward induction (leave --method out)", file=sys.stderr)
         return 2
     loaded = time.perf_counter() - start
     left = max(time_left(args.time_limit, started), 0.01)
-    bar = Progress("solve")
-    iterations = args.iterations or DEFAULT_ITERATIONS
+    iterations = args.iterations or ITERATIONS_OF.get(method)
     try:
         bar.say(f"building the sequence form of {args.game}")
 
         def progress(iteration: int, exploitability: float) -> None:
-            bar.say(f"CFR+ iteration {iteration} of {iterations}, exploitability {exploitability:.3g}")
+            bar.say(f"{method} iteration {iteration} of {iterations}, exploitability {exploitability:.3g}")
 
         if method == "lp" and len(game.players) == 2:
             bar.say(f"solving the sequence-form LP (HiGHS, at most {left:.3g} s)")
-        solution = solve_extensive(game, method, iterations, left, progress)
+        if isinstance(game, GameTree):
+            solution = solve_tree(game, method, iterations, left, progress)
+        else:
+            solution = solve_extensive(game, method, iterations, left, progress)
     except (NotTwoPlayerError, LPError) as problem:
         bar.close()
         return _not_solved(args, str(problem))
@@ -103,7 +117,9 @@ def solve_file(args: argparse.Namespace, started: float | None = None) -> int | 
 
 
 #: CFR+ iterations unless --iterations says otherwise.
-DEFAULT_ITERATIONS = 1000
+DEFAULT_ITERATIONS = ITERATIONS_OF["cfr"]
+#: The iterative methods' names as printed.
+METHOD_NAMES = {"cfr": "CFR+", "dcfr": "Discounted CFR", "mccfr": "outcome-sampling Monte Carlo CFR"}
 
 
 def _not_solved(args: argparse.Namespace, reason: str) -> int:
@@ -114,7 +130,98 @@ def _not_solved(args: argparse.Namespace, reason: str) -> int:
     return 1 if emit_json(args, unsolved, "solve") else 2
 
 
-def _print(report: dict[str, Any], game: ExtensiveGame, quiet: bool) -> None:
+def _generated(
+    args: argparse.Namespace, text: str, started: float, bar: Progress
+) -> ExtensiveGame | GameTree | int | None:
+    """The extensive form of a GDL-II game file: a game of Python objects when it has at most
+    :data:`gdl.extensive.from_gdl.DEFAULT_MAX_NODES` nodes, else its arrays; or the exit status after
+    saying why there is none (too large for the memory, or for the time: with its size and the nodes
+    made so far), or None for a game that has no extensive form gdl solves."""
+    from gdl.cli import memory_limit
+
+    game = load_gdl2(text, args.game, seconds=time_left(args.time_limit, started))
+    memory = memory_limit() // 2  # the arrays, and as much again for the solver's
+    if len(game.players) not in (1, 2):
+        return read_gdl2(text, args.game, seconds=time_left(args.time_limit, started))  # says why not
+    size: TreeCount | None = None
+    try:
+        bar.say(f"counting the extensive form of {args.game} over its states")
+        size = count_tree(game, seconds=time_left(args.time_limit, started) / 2, memory=memory)
+    except (ArraysUnsupportedError, LimitError):  # generating it says why, or finds it is too large
+        pass
+    needed = None if size is None else least_bytes(size, len(game.players))
+    if needed is not None and needed > memory:
+        return _refused(args, game, size, f"its arrays would take at least {_gib(needed)}, more than the "
+                        f"{_gib(memory)} gdl may use", started, memory)
+    generated = [0, 0.0]
+    total = f" of {size.nodes:,}" if size is not None else ""
+
+    def progress(nodes: int, seconds: float) -> None:
+        generated[:] = [nodes, seconds]
+        bar.say(f"generating the extensive form: {nodes:,}{total} nodes, {nodes / max(seconds, 1e-9):,.0f} "
+                "per second")
+
+    if time_left(args.time_limit, started) <= 0:
+        return _refused(
+            args, game, size, "the time ran out before the extensive form was made", started, memory
+        )
+    try:
+        tree = generate_tree(
+            game, seconds=time_left(args.time_limit, started), memory=memory, progress=progress,
+        )
+    except ArraysUnsupportedError:  # the import over objects makes it, or says what is wrong
+        return read_gdl2(text, args.game, seconds=time_left(args.time_limit, started))
+    except (GameTooLargeError, OutOfTimeError) as problem:
+        nodes, seconds = generated
+        rate = nodes / max(seconds, 1e-9)
+        return _refused(
+            args, game, size, f"{problem} ({nodes:,} nodes made in {seconds:.3g} s, {rate:,.0f} per second)",
+            started, memory,
+        )
+    if tree.nodes <= DEFAULT_MAX_NODES:
+        return game_of_tree(tree)
+    return tree
+
+
+def _refused(
+    args: argparse.Namespace, game: Game, size: TreeCount | None, why: str, started: float, memory: int
+) -> int:
+    """Say that the game was not solved, with its size (nodes, terminals, states, and the information
+    sets counted within what is left of the time), and why; the exit status."""
+    reason = f"not solved: {why}"
+    report: dict[str, Any] = {"game": args.game, "solved": False, "reason": reason}
+    if size is not None:
+        sizes: dict[str, Any] = {
+            "nodes": size.nodes, "terminals": size.terminals, "states": size.states,
+            "saturated": size.saturated,
+        }
+        least = "at least " if size.saturated else ""  # the counts stop at 2**62
+        shown = [
+            f"{least}{size.nodes:,} nodes", f"{least}{size.terminals:,} terminals", f"{size.states:,} states"
+        ]
+        infosets: dict[str, Any] = {}
+        for player in game.players:
+            left = time_left(args.time_limit, started) / 2  # each player's count takes half what is left
+            try:
+                sets = count_infosets(game, player, seconds=left, memory=memory)
+            except ArraysUnsupportedError:
+                continue
+            infosets[player] = {"count": sets.infosets, "complete": sets.complete}
+            at_least = "" if sets.complete else "at least "
+            shown.append(f"{at_least}{sets.infosets:,} information sets of {player}")
+        sizes["infosets"] = infosets
+        report["size"] = sizes
+        report["reason"] = reason = f"{reason}; the extensive form has {', '.join(shown)}"
+    if not args.json:
+        print(f"{args.game}: {reason}")
+    return 1 if emit_json(args, report, "solve") else 2
+
+
+def _gib(size: float) -> str:
+    return f"{size / 2**30:,.1f} GiB"
+
+
+def _print(report: dict[str, Any], game: ExtensiveGame | GameTree, quiet: bool) -> None:
     if report["solved"]:
         print(f"{report['game']}: solved; {report['concept']}")
     else:
@@ -131,12 +238,12 @@ def _print(report: dict[str, Any], game: ExtensiveGame, quiet: bool) -> None:
         for infoset, probabilities in strategy.items():
             shown = ", ".join(f"{action} {p:.4g}" for action, p in probabilities.items())
             print(f"  {infoset}: {shown}")
-    if report["method"] == "cfr":
+    if report["method"] in ITERATIVE:
         steps = ", ".join(f"{h['iteration']}: {h['exploitability']:.3g}" for h in report["history"])
-        print(f"exploitability as CFR+ went (iteration: exploitability): {steps}")
+        print(f"exploitability as {METHOD_NAMES[report['method']]} went (iteration: exploitability): {steps}")
     print(f"exploitability: {report['exploitability']:.3g}")
     method = {
-        "cfr": f"CFR+ ({report.get('iterations')} iterations)",
+        **{name: f"{METHOD_NAMES[name]} ({report.get('iterations')} iterations)" for name in ITERATIVE},
         "lp": "sequence-form LP (HiGHS)",
         "exact": "backward induction over the player's information sets, in fractions",
     }[report["method"]]
@@ -149,4 +256,6 @@ def _print(report: dict[str, Any], game: ExtensiveGame, quiet: bool) -> None:
     print(f"method: {method}; {counts}{counted(sum(dict(game.sizes).values()), 'node')}")
     if report["solved"]:
         print("exact, checked by exact best responses: the value is proven")
+    else:
+        print(f"guarantee: {report['guarantee']}")
     print(f"time: {report['seconds']:.3f} s to solve, {report['load_seconds']:.3f} s to load")

@@ -34,8 +34,8 @@ class Progress:
         self._show(f"gdl {self.command}: {text}")
 
     def states(self, states: int, seconds: float) -> None:
-        """A progress function of :func:`gdl.solve.solve`: the states searched so far."""
-        self.say(f"{states} states searched, {seconds:.0f} s")
+        """A progress function of :func:`gdl.solve.solve`: the states searched so far, and how fast."""
+        self.say(f"{states:,} states searched, {seconds:.0f} s, {states / max(seconds, 1e-9):,.0f} a second")
 
     def bar(self, fraction: float, text: str, end: str = "") -> None:
         """A bar of 30 characters filled to ``fraction`` (0 to 1), then ``text``."""

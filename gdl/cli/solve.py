@@ -29,7 +29,7 @@ from gdl.cli._corpus_runs import solve_many
 from gdl.cli.extensive import DEFAULT_ITERATIONS, solve_file
 from gdl.cli.progress import Progress
 from gdl.extensive import is_extensive
-from gdl.extensive.solving import METHODS
+from gdl.extensive.solving import ITERATIVE, METHODS
 from gdl.solve import Solution, solve
 
 
@@ -42,13 +42,17 @@ principal variation, the states searched and the time; it is not solved when --t
 --max-states runs out. An extensive-form game (GDL-II with chance or hidden information, the JSON
 format, a Gambit .efg file) is solved as such: each player's value, each information set's optimal
 behaviour strategy and the exploitability that proves it, by the sequence-form LP (--method lp,
-exact) or CFR+ (--method cfr --iterations N, stopping with what it has at --time-limit).
+exact), CFR+, Discounted CFR or Monte Carlo CFR (--method cfr, dcfr, mccfr --iterations N, stopping with
+what they have at --time-limit); --method auto (the default) takes the LP for a small game, DCFR beyond.
+A GDL-II game is counted and generated on the compiled network, with its progress on a terminal; one
+too large for the memory is refused with its size.
 
 Exit status: 0 solved, 1 not solved, 2 unusable input.""",
         [
             "gdl solve games/tictactoe.kif",
             "gdl solve games/kuhn.efg --json",
             "gdl solve games/kuhn.efg --method cfr --iterations 500",
+            "gdl solve games/leduc.kif --method dcfr --iterations 2000 --quiet",
             "gdl solve games/nim.kif --time-limit 5 --max-states 100000",
             "gdl solve games/*.kif --jobs 2",
         ],
@@ -69,11 +73,12 @@ Exit status: 0 solved, 1 not solved, 2 unusable input.""",
     parser.add_argument(
         "--method",
         choices=METHODS,
-        help="extensive-form games of two players: the sequence-form LP (the default) or CFR+",
+        help="extensive-form games of two players: auto (the default: the LP for a small sequence form, "
+        "Discounted CFR beyond), the sequence-form LP, CFR+, Discounted CFR or Monte Carlo CFR",
     )
     parser.add_argument(
         "--iterations", type=positive_int, metavar="N",
-        help=f"with --method cfr: CFR+ iterations (default {DEFAULT_ITERATIONS})",
+        help=f"with --method cfr, dcfr or mccfr: iterations (default {DEFAULT_ITERATIONS}; mccfr 1,000,000)",
     )
     add_engine_option(parser)
     add_cluster_options(parser, "games solved at once")
@@ -132,8 +137,8 @@ def _inapplicable(args: argparse.Namespace, games: list[str], extensive: list[st
             f"--method applies to extensive-form games (GDL-II with nature or percepts, .efg, .json); "
             f"{games[0]} is a game of perfect information, solved exactly by searching its states"
         )
-    if args.iterations is not None and args.method != "cfr":
-        return "--iterations applies to --method cfr"
+    if args.iterations is not None and args.method not in ITERATIVE:
+        return f"--iterations applies to --method {', '.join(ITERATIVE)}"
     if args.max_states is not None and len(extensive) == len(games):
         return (
             f"--max-states applies to games of perfect information; {extensive[0]} is solved in "
@@ -158,7 +163,11 @@ def spelled(solution: Solution, spell: Callable[[str], str]) -> Solution:
 
 def _print(name: str, solution: Solution, quiet: bool) -> None:
     if not solution.solved:
-        print(f"{name}: {solution.reason} ({solution.states} states, {solution.seconds:.2f} s)")
+        rate = solution.states / max(solution.seconds, 1e-9)
+        seconds = f"{solution.seconds:.2f} s, {rate:,.0f} a second"
+        print(f"{name}: {solution.reason} ({solution.states:,} states, {seconds})")
+        for note in solution.notes:
+            print(f"note: {note}")
         return
     print(f"{name}: solved; {solution.concept}")
     print("value: " + ", ".join(

@@ -1,5 +1,8 @@
-"""CFR+ (Tammelin 2014): counterfactual regret minimisation with regret matching+, alternating
-updates and linearly weighted averages, over the information sets of a two-player constant-sum game.
+"""CFR+ (Tammelin 2014) and Discounted CFR (Brown and Sandholm 2019): counterfactual regret
+minimisation over the information sets of a two-player constant-sum game, with alternating updates.
+CFR+ keeps regrets nonnegative (regret matching+) and weights the average linearly; DCFR with
+(alpha, beta, gamma) = (1.5, 0, 2), the authors' choice, scales the positive regrets summed so far by
+t^1.5 / (t^1.5 + 1) and the negative ones by 1/2 at iteration t, and the average by (t / (t + 1))^2.
 
 Each iteration is a few numpy operations per level of the players' information sets, on the sequence
 form (:mod:`gdl.extensive.sequence`): against the opponent's current realization plan ``y``, a
@@ -40,11 +43,18 @@ class CFRSolution:
     seconds: float
 
 
+#: The variants of :func:`solve_cfr`.
+VARIANTS = ("cfr+", "dcfr")
+#: Discounted CFR's exponents (alpha, beta, gamma).
+DCFR_EXPONENTS = (1.5, 0.0, 2.0)
+
+
 class _Learner:
     """One player's regrets, current strategy and weighted average plan."""
 
-    def __init__(self, side: PlayerSequences) -> None:
+    def __init__(self, side: PlayerSequences, variant: str = "cfr+") -> None:
         self.side = side
+        self.variant = variant
         n = len(side.sequences)
         self.owner: IntArray = np.concatenate(
             [[0], np.repeat(np.arange(len(side.infosets)), side.count)]
@@ -59,18 +69,29 @@ class _Learner:
         behaviour = np.zeros(len(self.side.sequences))
         if not len(self.side.infosets):
             return behaviour
-        totals = np.add.reduceat(self.regrets[1:], self.side.first - 1)
+        # CFR+ keeps its regrets nonnegative; DCFR's negative ones count as 0.
+        positive = self.regrets[1:] if self.variant == "cfr+" else np.maximum(self.regrets[1:], 0.0)
+        totals = np.add.reduceat(positive, self.side.first - 1)
         uniform = totals[self.owner[1:]] <= 0
         behaviour[1:] = np.where(
             uniform,
             1.0 / self.side.count[self.owner[1:]],
-            self.regrets[1:] / np.where(uniform, 1.0, totals[self.owner[1:]]),
+            positive / np.where(uniform, 1.0, totals[self.owner[1:]]),
         )
         return behaviour
 
     def update(self, earnings: FloatArray, weight: float) -> None:
-        """One CFR+ step against an opponent whose plan makes this player's sequences earn ``earnings``."""
-        self.average += weight * self.plan
+        """One step (iteration ``weight``) against an opponent whose plan makes this player's sequences
+        earn ``earnings``."""
+        if self.variant == "dcfr":
+            alpha, beta, gamma = DCFR_EXPONENTS
+            done = weight - 1  # the iterations summed so far
+            self.average = self.average * (done / weight) ** gamma + self.plan
+            if done:
+                positive, negative = done**alpha / (done**alpha + 1), done**beta / (done**beta + 1)
+                self.regrets *= np.where(self.regrets > 0, positive, negative)
+        else:
+            self.average += weight * self.plan
         values = earnings.astype(np.float64, copy=True)
         expected = np.zeros(len(self.side.infosets))
         for level in reversed(self.side.levels):
@@ -79,7 +100,9 @@ class _Learner:
             expected[level.infosets] = mean
             values += np.bincount(level.parents, weights=mean, minlength=len(values))
         if len(self.side.infosets):
-            self.regrets[1:] = np.maximum(self.regrets[1:] + values[1:] - expected[self.owner[1:]], 0.0)
+            self.regrets[1:] += values[1:] - expected[self.owner[1:]]
+            if self.variant == "cfr+":
+                self.regrets[1:] = np.maximum(self.regrets[1:], 0.0)
         self.behaviour = self._matched()
         self.plan = self.side.plan_of(self.behaviour)
 
@@ -98,17 +121,22 @@ def solve_cfr(
     report_every: int = 10,
     progress: Callable[[int, float], None] | None = None,
     seconds: float | None = None,
+    variant: str = "cfr+",
+    strategies: bool = True,
 ) -> CFRSolution:
-    """Run CFR+ for ``iterations`` iterations (fewer once the exploitability reaches ``target``, or
-    once ``seconds`` have passed); ``progress(iteration, exploitability)`` is called at every
-    measurement."""
+    """Run CFR+ (or another of :data:`VARIANTS`) for ``iterations`` iterations (fewer once the
+    exploitability reaches ``target``, or once ``seconds`` have passed); ``progress(iteration,
+    exploitability)`` is called at every measurement. Without ``strategies``, the solution's behaviour
+    strategies are left empty (the plans hold them: a large game's keys are long texts)."""
     if iterations < 1 or report_every < 1:
         raise ValueError("iterations and report_every must be at least 1")
+    if variant not in VARIANTS:
+        raise ValueError(f"no CFR variant {variant!r} (there are {', '.join(VARIANTS)})")
     start = time.perf_counter()
     form = game if isinstance(game, SequenceForm) else SequenceForm.from_game(game)
     first_table = form.zero_sum_matrix()
     second_table = form.matrices[1].T.tocsr()
-    one, two = _Learner(form.sides[0]), _Learner(form.sides[1])
+    one, two = _Learner(form.sides[0], variant), _Learner(form.sides[1], variant)
     history: list[tuple[int, float]] = []
     done = 0
     for iteration in range(1, iterations + 1):
@@ -127,12 +155,15 @@ def solve_cfr(
     measured = plans_exploitability(form, x, y)
     if not history or history[-1][0] != done:
         history.append((done, measured.exploitability))
-    strategies = {side.player: side.behaviour(plan) for side, plan in zip(form.sides, (x, y), strict=True)}
+    behaviour = (
+        {side.player: side.behaviour(plan) for side, plan in zip(form.sides, (x, y), strict=True)}
+        if strategies else {}
+    )
     return CFRSolution(
         form,
         measured.values,
         (x, y),
-        strategies,
+        behaviour,
         measured,
         done,
         tuple(history),

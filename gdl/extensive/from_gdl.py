@@ -44,6 +44,8 @@ from gdl.errors import (
     NotExtensiveError,
     OutOfTimeError,
 )
+from gdl.extensive.generate import ArraysUnsupportedError, GameTree, generate_tree
+from gdl.extensive.generate_kernel import CHANCE, TERMINAL
 from gdl.extensive.model import Chance, Decision, ExtensiveGame, Node, Terminal, format_history
 from gdl.game import CHANCE_ROLE, Game, State, parse
 from gdl.syntax.model import Term
@@ -63,6 +65,20 @@ def read_gdl2(text: str, name: str = "<string>", *, seconds: float | None = None
     problem is a :class:`GdlSourceError` whose message starts with ``name``. With ``seconds``, loading
     and exploring take at most that long together, else :class:`OutOfTimeError`."""
     started = time.monotonic()
+    game = load_gdl2(text, name, seconds=seconds)
+    left = DEFAULT_SECONDS if seconds is None else seconds - (time.monotonic() - started)
+    try:
+        return extensive_from_gdl(game, seconds=left)
+    except GdlSourceError as problem:
+        raise type(problem)(f"{name}: {problem}") from None
+    except ValueError as problem:  # too large, no legal move, no goal value, ...
+        raise GdlSourceError(f"{name}: {problem}") from None
+
+
+def load_gdl2(text: str, name: str = "<string>", *, seconds: float | None = None) -> Game:
+    """The GDL-II game in ``text``, loaded within ``seconds`` (:class:`OutOfTimeError` past them);
+    a :class:`GdlSourceError` (starting with ``name``) for rules with errors, and
+    :class:`NotExtensiveError` for a game without nature or percepts."""
     limited = seconds is not None and seconds < LOAD_SECONDS
     try:
         with budget("loading", seconds if limited else None, total=True, wall=True):
@@ -82,13 +98,7 @@ def read_gdl2(text: str, name: str = "<string>", *, seconds: float | None = None
             f"{name}: a GDL game without the role random or sees rules (gdl solve solves it as a game "
             "of perfect information)"
         )
-    left = DEFAULT_SECONDS if seconds is None else seconds - (time.monotonic() - started)
-    try:
-        return extensive_from_gdl(game, seconds=left)
-    except GdlSourceError as problem:
-        raise type(problem)(f"{name}: {problem}") from None
-    except ValueError as problem:  # too large, no legal move, no goal value, ...
-        raise GdlSourceError(f"{name}: {problem}") from None
+    return game
 
 
 def is_gdl2_text(text: str) -> bool:
@@ -110,9 +120,11 @@ class GdlExtensiveGame(ExtensiveGame):
 
 
 def extensive_from_gdl(
-    game: Game, *, max_nodes: int = DEFAULT_MAX_NODES, seconds: float = DEFAULT_SECONDS
+    game: Game, *, max_nodes: int = DEFAULT_MAX_NODES, seconds: float = DEFAULT_SECONDS, objects: bool = False
 ) -> GdlExtensiveGame:
-    """The extensive form of ``game`` (see the module docstring).
+    """The extensive form of ``game`` (see the module docstring): generated on the compiled network
+    (:func:`gdl.extensive.generate.generate_tree`), or with ``objects`` (and where the network cannot
+    make it) by walking :class:`~gdl.game.State` objects, one Python object per node.
 
     Raises :class:`NotExtensiveError` for a game without one or two players or with two whose goals are
     not constant-sum, :class:`~gdl.errors.GameTooLargeError` past ``max_nodes`` and
@@ -123,6 +135,12 @@ def extensive_from_gdl(
             f"({', '.join(game.players) or 'none'}); "
             "the extensive form is solved for one or two"
         )
+    started = time.monotonic()
+    if not objects:
+        try:
+            return game_of_tree(generate_tree(game, max_nodes=max_nodes, seconds=seconds))
+        except ArraysUnsupportedError:  # the walk over objects makes it, or says what is wrong
+            seconds -= time.monotonic() - started
     explorer = _Explorer(game, max_nodes, seconds)
     limit = sys.getrecursionlimit()
     # each step recurses through every role: the depth is bounded by MAX_STEPS
@@ -142,6 +160,40 @@ def extensive_from_gdl(
             f"{problem}; the player's view (its moves, percepts and legal moves now) forgets something "
             "it knew: its legal moves at an earlier step told it what its percepts never did"
         ) from None
+
+
+def game_of_tree(tree: GameTree) -> GdlExtensiveGame:
+    """The game of a tree of arrays, a Python object per node (children are numbered after their
+    parent, so the nodes are made from the last to the first)."""
+    made: list[Node | None] = [None] * tree.nodes
+    kind, first, count = tree.kind, tree.first.tolist(), tree.count.tolist()
+    infoset = tree.infoset.tolist()
+    offset = tree.goal_offset
+    payoffs = [
+        {player: Fraction(goal) - offset for player, goal in zip(tree.players, row, strict=True)}
+        for row in tree.goals.tolist()
+    ]
+    keys: dict[int, str] = {}
+    for node in range(tree.nodes - 1, -1, -1):
+        if kind[node] == TERMINAL:
+            made[node] = Terminal(payoffs[first[node]])
+            continue
+        start = first[node]
+        children = made[start : start + count[node]]
+        made[start : start + count[node]] = [None] * count[node]  # each child has one parent
+        actions = tree.node_actions(node)
+        if kind[node] == CHANCE:
+            made[node] = Chance.uniform(actions, children)  # type: ignore[arg-type]
+        else:
+            number = infoset[node]
+            key = keys.get(number)
+            if key is None:
+                key = keys[number] = tree.infoset_key(number)
+            player = tree.players[int(tree.set_player[number])]
+            made[node] = Decision(player, key, actions, children)  # type: ignore[arg-type]
+    root = made[0]
+    assert root is not None
+    return GdlExtensiveGame(tree.players, root, title=tree.game.name, goal_offset=tree.goal_offset)
 
 
 @dataclass

@@ -29,10 +29,11 @@ array([[ 1.,  0.,  0.],
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -41,6 +42,9 @@ from scipy import sparse
 from gdl.deprecation import moved_names
 from gdl.errors import ExtensiveGameError, NotTwoPlayerError
 from gdl.extensive.model import Chance, Decision, ExtensiveGame, Node, Strategy, Terminal
+
+if TYPE_CHECKING:
+    from gdl.extensive.generate import GameTree
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -64,9 +68,9 @@ class PlayerSequences:
 
     player: str
     #: Index 0 is the empty sequence; each information set's sequences are contiguous.
-    sequences: tuple[SequenceKey, ...]
+    sequences: Sequence[SequenceKey]
     #: Information-set keys, in the game's walk order.
-    infosets: tuple[str, ...]
+    infosets: Sequence[str]
     #: Per information set: the sequence leading to it, its first sequence, its number of actions.
     parent: IntArray
     first: IntArray
@@ -131,7 +135,8 @@ class PlayerSequences:
 class SequenceForm:
     """Both players' sequences, constraints and payoff tables; build with :meth:`from_game`."""
 
-    game: ExtensiveGame
+    #: The game (None for a form made from arrays, :meth:`from_tree`).
+    game: ExtensiveGame | None
     players: tuple[str, str]
     sides: tuple[PlayerSequences, PlayerSequences]
     #: The same tables as sparse float matrices (rows: player 1's sequences, columns: player 2's).
@@ -150,6 +155,49 @@ class SequenceForm:
             for table, player in zip(tables, self.players, strict=True):
                 table[(s1, s2)] = table.get((s1, s2), Fraction(0)) + probability * terminal.payoff(player)
         return tables
+
+    @classmethod
+    def from_tree(cls, tree: GameTree) -> SequenceForm:
+        """The sequence form of a two-player game tree held as arrays
+        (:class:`gdl.extensive.generate.GameTree`), built with array operations: its :attr:`game` is
+        None, :attr:`reached` is empty and the keys of sequences are made when asked for."""
+        if len(tree.players) != 2:
+            raise NotTwoPlayerError(
+                f"the sequence form needs two players; the game has {len(tree.players)}: {list(tree.players)}"
+            )
+        players = (tree.players[0], tree.players[1])
+        # Each information set's first sequence in its player's side.
+        set_first = np.zeros(len(tree.set_player), dtype=np.int64)
+        firsts: list[IntArray] = []
+        for mover in range(2):
+            mine = np.flatnonzero(tree.set_player == mover)
+            counts = tree.set_count[mine].astype(np.int64)
+            firsts.append((1 + np.concatenate([[0], np.cumsum(counts)[:-1]])).astype(np.int64))
+            set_first[mine] = firsts[-1]
+
+        def sequence_of(codes: IntArray) -> IntArray:
+            """Sequence indices of own-sequence codes (``infoset * radix + action``, -1 empty)."""
+            found = np.zeros(len(codes), dtype=np.int64)
+            chosen = codes >= 0
+            found[chosen] = set_first[codes[chosen] // tree.radix] + codes[chosen] % tree.radix
+            return found
+
+        sides = []
+        for mover in range(2):
+            mine = np.flatnonzero(tree.set_player == mover)
+            sides.append(_arrays_side(
+                players[mover], _TreeKeys(tree, mine), sequence_of(tree.set_parent[mine]), firsts[mover],
+                tree.set_count[mine].astype(np.int64),
+            ))
+        rows, cols = sequence_of(tree.term_own[:, 0]), sequence_of(tree.term_own[:, 1])
+        probability = 1.0 / tree.term_den.astype(np.float64)
+        payoffs = tree.payoffs()
+        shape = (len(sides[0].sequences), len(sides[1].sequences))
+        matrices = tuple(
+            sparse.csr_matrix((probability * payoffs[:, k], (rows, cols)), shape=shape) for k in range(2)
+        )
+        constant = None if tree.constant is None else Fraction(tree.constant) - 2 * tree.goal_offset
+        return cls(None, players, (sides[0], sides[1]), (matrices[0], matrices[1]), constant, ())
 
     @classmethod
     def from_game(cls, game: ExtensiveGame) -> SequenceForm:
@@ -206,7 +254,7 @@ class SequenceForm:
         return {
             "sequences": {side.player: len(side.sequences) for side in self.sides},
             "infosets": {side.player: len(side.infosets) for side in self.sides},
-            "payoff_entries": len(self.payoffs[0]),
+            "payoff_entries": int(self.matrices[0].nnz),
         }
 
 
@@ -252,35 +300,94 @@ class _Side:
         return range(first, first + len(node.actions))
 
     def finish(self) -> PlayerSequences:
-        n = len(self.infosets)
         parent = np.array([self.parent[key] for key in self.infosets], dtype=np.int64)
         first = np.array([self.first[key] for key in self.infosets], dtype=np.int64)
         count = np.array([self.count[key] for key in self.infosets], dtype=np.int64)
-        rows = [0]
-        cols = [0]
-        values = [1.0]
-        for index in range(n):
-            rows.append(index + 1)
-            cols.append(int(parent[index]))
-            values.append(-1.0)
-            for k in range(int(count[index])):
-                rows.append(index + 1)
-                cols.append(int(first[index]) + k)
-                values.append(1.0)
-        constraints = sparse.csr_matrix((values, (rows, cols)), shape=(n + 1, len(self.sequences)))
-        rhs = np.zeros(n + 1)
-        rhs[0] = 1.0
-        return PlayerSequences(
-            self.player,
-            tuple(self.sequences),
-            self.infosets,
-            parent,
-            first,
-            count,
-            constraints,
-            rhs,
-            _levels(parent, first, count),
-        )
+        return _arrays_side(self.player, self.infosets, parent, first, count, tuple(self.sequences))
+
+
+def _arrays_side(
+    player: str,
+    infosets: Sequence[str],
+    parent: IntArray,
+    first: IntArray,
+    count: IntArray,
+    sequences: Sequence[SequenceKey] | None = None,
+) -> PlayerSequences:
+    """One player's side from its information sets' parent sequences, first sequences and action counts
+    (its sequences' keys made from the information sets' when not given)."""
+    n = len(first)
+    total = 1 + int(count.sum())
+    # Row 0: the empty sequence is 1; row i + 1: information set i's sequences sum to its parent's.
+    owner_rows = np.repeat(np.arange(1, n + 1), count)
+    rows = np.concatenate([[0], np.arange(1, n + 1), owner_rows])
+    cols = np.concatenate([[0], parent, np.arange(1, total)])
+    values = np.concatenate([[1.0], -np.ones(n), np.ones(total - 1)])
+    constraints = sparse.csr_matrix((values, (rows, cols)), shape=(n + 1, total))
+    rhs = np.zeros(n + 1)
+    rhs[0] = 1.0
+    return PlayerSequences(
+        player,
+        sequences if sequences is not None else _SequenceKeys(infosets, first, count),
+        infosets,
+        parent,
+        first,
+        count,
+        constraints,
+        rhs,
+        _levels(parent, first, count),
+    )
+
+
+class _TreeKeys(Sequence[str]):
+    """The keys of some information sets of a tree of arrays, made when asked for."""
+
+    def __init__(self, tree: GameTree, numbers: IntArray) -> None:
+        self.tree = tree
+        self.numbers = numbers
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self.tree.infoset_key(int(self.numbers[index]))
+
+    def actions(self, index: int) -> tuple[str, ...]:
+        return self.tree.infoset_actions(int(self.numbers[index]))
+
+
+class _SequenceKeys(Sequence[SequenceKey]):
+    """A side's sequence keys, ``()`` then ``(infoset key, action)``, made when asked for."""
+
+    def __init__(self, infosets: Sequence[str], first: IntArray, count: IntArray) -> None:
+        self.infosets = infosets
+        self.owner = np.repeat(np.arange(len(first)), count)
+        self.first = first
+
+    def __len__(self) -> int:
+        return 1 + len(self.owner)
+
+    @overload
+    def __getitem__(self, index: int) -> SequenceKey: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[SequenceKey]: ...
+    def __getitem__(self, index: int | slice) -> SequenceKey | Sequence[SequenceKey]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if index == 0:
+            return ()
+        owner = int(self.owner[index - 1])
+        infosets = self.infosets
+        actions = infosets.actions(owner) if isinstance(infosets, _TreeKeys) else ()
+        return (infosets[owner], actions[index - int(self.first[owner])])
 
 
 def _levels(parent: IntArray, first: IntArray, count: IntArray) -> tuple[Level, ...]:
@@ -289,19 +396,33 @@ def _levels(parent: IntArray, first: IntArray, count: IntArray) -> tuple[Level, 
     if not len(first):
         return ()
     owner = np.full(int(first[-1] + count[-1]), -1, dtype=np.int64)
-    for index in range(len(first)):
-        owner[first[index] : first[index] + count[index]] = index
-    depth = np.zeros(len(first), dtype=np.int64)
-    for index in range(len(first)):  # walk order: an information set comes after the one leading to it
-        leading = owner[parent[index]]
-        depth[index] = 0 if parent[index] == 0 else depth[leading] + 1
+    owner[np.repeat(first, count) + _ranks(count)] = np.repeat(np.arange(len(first)), count)
+    depth = np.full(len(first), -1, dtype=np.int64)
+    depth[parent == 0] = 0
+    d = 0
+    while (depth < 0).any():  # each pass finds the information sets one deeper
+        if d > len(first):
+            raise ExtensiveGameError("an information set is not reached from the empty sequence")
+        leading = owner[parent]
+        deeper = (depth < 0) & (depth[np.maximum(leading, 0)] == d) & (parent > 0)
+        depth[deeper] = d + 1
+        d += 1
     levels = []
     for d in range(int(depth.max()) + 1):
         infosets = np.flatnonzero(depth == d).astype(np.int64)
-        groups = [np.arange(first[i], first[i] + count[i], dtype=np.int64) for i in infosets]
-        offsets = np.cumsum([0] + [len(g) for g in groups[:-1]]).astype(np.int64)
-        levels.append(Level(infosets, parent[infosets], np.concatenate(groups), offsets))
+        sizes = count[infosets]
+        sequences = np.repeat(first[infosets], sizes) + _ranks(sizes)
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        levels.append(Level(infosets, parent[infosets], sequences.astype(np.int64), offsets))
     return tuple(levels)
+
+
+def _ranks(sizes: IntArray) -> IntArray:
+    """``0, 1, ..., sizes[0] - 1, 0, 1, ..., sizes[1] - 1, ...``."""
+    total = int(sizes.sum())
+    starts = np.repeat(np.cumsum(sizes) - sizes, sizes)
+    ranks: IntArray = np.arange(total, dtype=np.int64) - starts
+    return ranks
 
 
 moved_names(__name__, "gdl.errors", "NotTwoPlayerError")

@@ -23,11 +23,13 @@ from typing import TYPE_CHECKING
 
 from gdl.errors import PlayerSpecError
 from gdl.players.base import Player
+from gdl.players.equilibrium import EquilibriumPlayer
 from gdl.players.human import HumanPlayer
 from gdl.players.hyperplay import HyperPlayer
 from gdl.players.legal import LegalPlayer
 from gdl.players.mcts import MctsPlayer
 from gdl.players.minimax import MinimaxPlayer
+from gdl.players.puzzles.player import PuzzlePlayer
 from gdl.players.random import RandomPlayer
 
 if TYPE_CHECKING:
@@ -36,7 +38,10 @@ if TYPE_CHECKING:
 #: Player kinds by name.
 PLAYER_KINDS: dict[str, type[Player]] = {
     kind.name: kind
-    for kind in (RandomPlayer, LegalPlayer, HumanPlayer, MinimaxPlayer, MctsPlayer, HyperPlayer)
+    for kind in (
+        RandomPlayer, LegalPlayer, HumanPlayer, MinimaxPlayer, MctsPlayer, HyperPlayer, EquilibriumPlayer,
+        PuzzlePlayer,
+    )
 }
 
 #: Option types that can be written as text, with their converters.
