@@ -16,6 +16,7 @@ $(RUNTIME): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e .
 	$(BIN)/python -c 'from gdl.engines.warm import warm_up; warm_up()'  # numba compiles the kernels now
+	$(BIN)/python -c 'from gdl.players.uct import warm_up; warm_up()'
 	$(BIN)/python -c 'from gdl.retrograde import warm_up; warm_up()'
 	touch $(RUNTIME)
 

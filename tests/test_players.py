@@ -55,7 +55,7 @@ def started(spec: str, game: Game, role: str, clock: float = 5.0) -> Player:
 
 
 def test_every_kind_is_built_from_its_name() -> None:
-    assert set(PLAYER_KINDS) == {"random", "legal", "human", "minimax", "mcts", "hyperplay"}
+    assert set(PLAYER_KINDS) == {"random", "legal", "human", "minimax", "mcts", "uct", "hyperplay"}
     for kind, cls in PLAYER_KINDS.items():
         player = make_player(kind)
         assert isinstance(player, cls)
@@ -79,7 +79,8 @@ def test_options_are_converted_to_their_types() -> None:
     [
         (
             "alphazero",
-            "unknown player kind: 'alphazero' (choose from: human, hyperplay, legal, mcts, minimax, random)",
+            "unknown player kind: 'alphazero' (choose from: human, hyperplay, legal, mcts, minimax, random,"
+            " uct)",
         ),
         ("minimax:dept=3", "unknown option 'dept' for minimax player (options: depth, margin)"),
         ("legal:seed=1", "unknown option 'seed' for legal player (options: none)"),

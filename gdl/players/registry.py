@@ -29,6 +29,7 @@ from gdl.players.legal import LegalPlayer
 from gdl.players.mcts import MctsPlayer
 from gdl.players.minimax import MinimaxPlayer
 from gdl.players.random import RandomPlayer
+from gdl.players.uct import UctPlayer
 
 if TYPE_CHECKING:
     from gdl.game import Game
@@ -36,7 +37,9 @@ if TYPE_CHECKING:
 #: Player kinds by name.
 PLAYER_KINDS: dict[str, type[Player]] = {
     kind.name: kind
-    for kind in (RandomPlayer, LegalPlayer, HumanPlayer, MinimaxPlayer, MctsPlayer, HyperPlayer)
+    for kind in (
+        RandomPlayer, LegalPlayer, HumanPlayer, MinimaxPlayer, MctsPlayer, UctPlayer, HyperPlayer
+    )
 }
 
 #: Option types that can be written as text, with their converters.

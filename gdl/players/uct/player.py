@@ -1,0 +1,239 @@
+"""The uct player: Monte Carlo tree search whose every iteration runs in native code.
+
+The search (:mod:`gdl.players.uct.kernel`) walks the game's propositional network as the native
+playout kernel does (:mod:`gdl.engines.native`), over a tree kept in numpy arrays
+(:mod:`gdl.players.uct.tree`): nodes are states found by a transposition table; each iteration selects
+a joint move per level by UCB1 on each role's own statistics (decoupled UCT: at a simultaneous state no
+role sees the others' choices; at a turn-taking one only the role to move has a choice), adds the first
+state outside the tree, plays a uniformly random playout from it and backs the goals up. MCTS-Solver
+proves nodes where one role chooses (a child proven a win for it, or every child proven: the best), and
+a proven child is chosen at its value without exploration. The tree is kept from move to move (the
+state reached is looked up in the table) until it fills up, and the start clock searches the initial
+state. A proven win is played at once.
+
+Time: each search runs in batches of iterations, sized to a few hundredths of a second, until the
+deadline less ``margin`` and the longest batch so far. The kernels are compiled once per installation
+(:func:`warm_up`, which ``make`` and the player server's worker processes call before any clock).
+
+Games the search cannot take (no network within the budgets of ``engine="auto"``, or too large for a
+tree of the player's room) are played by the :class:`gdl.players.mcts.MctsPlayer`; GDL-II games by the
+:class:`gdl.players.hyperplay.HyperPlayer`.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+
+from gdl.engines import AUTO_MAX_SECONDS, build_compiled
+from gdl.engines.base import goal_value
+from gdl.engines.compiled import CompiledReasoner
+from gdl.errors import GameTooLargeError
+from gdl.game import Game, State
+from gdl.ground.grounding import term_of
+from gdl.players.base import Player, at_least
+from gdl.players.hyperplay import HyperPlayer
+from gdl.players.mcts import MctsPlayer
+from gdl.players.uct.tree import EDGE_BYTES, NODE_BYTES, Edge, Tree
+from gdl.syntax.model import Term
+from gdl.views import View, plays_with_views
+
+logger = logging.getLogger(__name__)
+
+#: The most moves of a playout (a game that runs longer scores its goals where the playout stops).
+PLAYOUT_LIMIT = 2_000
+#: The wall-clock seconds one batch of iterations aims at: short enough to stop near the deadline.
+BATCH_SECONDS = 0.02
+
+
+class UctPlayer(Player):
+    """MCTS in native code: decoupled UCT, transpositions, MCTS-Solver, tree reuse (see the module doc).
+
+    Options: ``c`` (float) the UCB1 exploration constant for rewards in [0, 1]; ``memory`` (int, MB)
+    the room of the tree; ``margin`` (float, seconds) kept free before each deadline; ``iterations``
+    (int) stops each search after about that many iterations (the clock still applies); ``seed`` (int)
+    makes a search bounded by iterations reproducible.
+    """
+
+    name = "uct"
+
+    def __init__(
+        self,
+        c: float = 0.7,
+        memory: int = 384,
+        margin: float = 0.15,
+        iterations: int | None = None,
+        seed: int | None = None,
+    ) -> None:
+        at_least("uct", "c", c, 0)
+        at_least("uct", "memory", memory, 16)
+        at_least("uct", "margin", margin, 0)
+        at_least("uct", "iterations", iterations, 1)
+        self.c = c
+        self.memory = memory
+        self.margin = margin
+        self.iterations = iterations
+        self.rng = random.Random(seed)
+        self._tree: Tree | None = None
+        self._terms: list[tuple[int, Term]] = []
+        self._compiled: CompiledReasoner | None = None
+        self._fallback: Player | None = None
+
+    def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
+        begun = time.monotonic()
+        super().start(game, role, start_clock, play_clock)
+        self._index = game.roles.index(role)
+        self._chance = game.roles.index(game.chance_role) if game.chance_role is not None else -1
+        self._tree = None
+        self._fallback = None
+        if plays_with_views(game):
+            self._fallback = HyperPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
+        else:
+            self._tree = self._make_tree(game, start_clock)
+            if self._tree is None:
+                self._fallback = MctsPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
+        if self._fallback is not None:
+            self._fallback.start(game, role, max(0.0, start_clock - (time.monotonic() - begun)), play_clock)
+            return
+        # The start clock searches the initial state: its tree is kept for the first move.
+        self._think(self.game.initial_state(), begun + 0.9 * start_clock - self.margin)
+
+    def _make_tree(self, game: Game, start_clock: float) -> Tree | None:
+        """The search tree over the game's native kernel, or None when the game has no network within
+        the budgets (then the fallback plays)."""
+        compiled = game.reasoner
+        if not isinstance(compiled, CompiledReasoner):
+            try:
+                compiled = build_compiled(game.checked, min(AUTO_MAX_SECONDS, start_clock / 2))
+            except GameTooLargeError as problem:
+                logger.warning("uct: %s; playing as mcts", problem)
+                return None
+        warm_up()
+        kernel = compiled.kernels.of(compiled.initial())
+        net = compiled.net
+        roles = len(net.roles)
+        words = (len(net.fluents) + 63) // 64
+        node_bytes = NODE_BYTES + 8 * words + (8 + 8 + 4) * roles + 2 * 4
+        # Room for the nodes and for about four edges a node, in one budget.
+        budget = self.memory << 20
+        nodes = max(1024, budget // (node_bytes + 4 * EDGE_BYTES))
+        edges = max(1024, (budget - nodes * node_bytes) // EDGE_BYTES)
+        self._compiled = compiled
+        self._terms = [
+            (role, term_of(move)) for role, entries in enumerate(net.legal) for move, _ in entries
+        ]
+        return Tree(kernel, goal_values(compiled), int(nodes), int(edges), self.rng.randrange(1 << 62))
+
+    def play(self, state: State, deadline: float) -> Term:
+        if self._fallback is not None:
+            move = self._fallback.play(state, deadline)
+            self._info = self._fallback.info()
+            return move
+        root, done = self._think(state, deadline - self.margin)
+        if root < 0:  # no room for even the root: any legal move
+            return state.legal_moves(self.role)[0]
+        assert self._tree is not None
+        tree = self._tree
+        edges = tree.edges(root, self._index) if tree.expanded(root) else []
+        if not edges:
+            return state.legal_moves(self.role)[0]
+        best = choose(edges, tree.value(root, self._index) if tree.solved(root) else None)
+        self._info = {
+            "iterations": done,
+            "nodes": int(tree.meta[0]),
+            "visits": best.visits,
+            "value": round(100 * (best.proven if best.proven is not None else best.mean), 1),
+            **({"proven": True} if best.proven is not None else {}),
+        }
+        return self._terms[best.output][1]
+
+    def _think(self, state: State, stop_at: float) -> tuple[int, int]:
+        """Search from ``state`` until ``stop_at`` (or ``iterations``, or a proof); its node and the
+        iterations run."""
+        tree = self._tree
+        assert tree is not None and self._compiled is not None
+        if tree.used > 0.5:  # a fresh tree rather than one that fills up during the search
+            tree.clear()
+        root = tree.root(self._compiled.from_fluents(state.fluents()))
+        if root < 0:
+            tree.clear()
+            root = tree.root(self._compiled.from_fluents(state.fluents()))
+            if root < 0:
+                return root, 0
+        done = 0
+        batch = 16
+        longest = 0.0
+        while self.iterations is None or done < self.iterations:
+            now = time.monotonic()
+            if now + longest >= stop_at or tree.solved(root):
+                break
+            wanted = batch if self.iterations is None else min(batch, self.iterations - done)
+            ran = tree.search(root, wanted, self._chance, self.c, PLAYOUT_LIMIT)
+            done += ran
+            took = time.monotonic() - now
+            longest = max(longest, took)
+            # The next batch aims at BATCH_SECONDS, and no more than the time left allows.
+            per = took / max(ran, 1)
+            left = stop_at - time.monotonic()
+            batch = int(max(1, min(2 * batch, BATCH_SECONDS / max(per, 1e-9), left / 2 / max(per, 1e-9))))
+        return root, done
+
+    def stop(self, state: State) -> None:
+        if self._fallback is not None:
+            self._fallback.stop(state)
+        self._tree = None
+
+    def play_view(self, view: View, deadline: float) -> Term:
+        if self._fallback is None:
+            return super().play_view(view, deadline)
+        move = self._fallback.play_view(view, deadline)
+        self._info = self._fallback.info()
+        return move
+
+    def stop_view(self, view: View) -> None:
+        if self._fallback is not None:
+            self._fallback.stop_view(view)
+        self._tree = None
+
+
+def choose(edges: list[Edge], proven: float | None) -> Edge:
+    """The move to play among a root's ``edges`` (``proven``: the root's value, once proven): the one
+    that attains a proven value; else the most visited of those not proven worse than another move
+    (a proven child at least as good as every unproven one's mean is played)."""
+    if proven is not None:
+        return max(edges, key=lambda e: (e.proven is not None and e.proven >= proven, e.visits))
+    best_proven = max((e.proven for e in edges if e.proven is not None), default=-1.0)
+    open_edges = [e for e in edges if e.proven is None and e.visits > 0]
+    if best_proven >= max((e.mean for e in open_edges), default=-1.0):
+        return max(edges, key=lambda e: (e.proven == best_proven, e.visits))
+    return max(open_edges, key=lambda e: (e.visits, e.mean))
+
+
+def goal_values(compiled: CompiledReasoner) -> npt.NDArray[np.float64]:
+    """The value of each goal output of the network, role after role (0 for a value that is no number
+    from 0 to 100)."""
+    values = [goal_value((term_of(value),)) for entries in compiled.net.goals for value, _ in entries]
+    return np.array([value or 0 for value in values], dtype=np.float64)
+
+
+@cache
+def warm_up() -> float:
+    """Compile (or load from numba's cache) the search kernels and run them once on the smallest game;
+    the seconds it took (the first call only)."""
+    from gdl.check import check_text
+    from gdl.engines.warm import WARM_UP_GAME
+    from gdl.engines.warm import warm_up as warm_engines
+
+    started = time.perf_counter()
+    warm_engines()
+    checked = check_text(WARM_UP_GAME).checked
+    assert checked is not None
+    compiled = CompiledReasoner(checked)
+    tree = Tree(compiled.kernel, goal_values(compiled), 64, 256, 1)
+    tree.search(tree.root(compiled.initial()), 4, -1, 1.0, 10)
+    return time.perf_counter() - started
