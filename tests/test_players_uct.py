@@ -74,7 +74,7 @@ def test_solver_proves_a_won_position_and_its_winning_move(tictactoe: Game) -> N
     state = board(tictactoe, ["xx.", "oo.", "..."], "xplayer")
     tree, reasoner = tree_of(tictactoe)
     root = root_of(tree, reasoner, state)
-    tree.search(root, 100_000, -1, 0.7, 100)
+    tree.search(root, 100_000)
     assert tree.solved(root)
     assert tree.value(root, 0) == 1.0 and tree.value(root, 1) == 0.0
     winning = [e for e in tree.edges(root, 0) if e.proven == 1.0]
@@ -88,7 +88,7 @@ def test_solver_proves_a_lost_position_for_the_side_to_move(tictactoe: Game) -> 
     state = board(tictactoe, ["x.x", ".o.", "x.o"], "oplayer")
     tree, reasoner = tree_of(tictactoe)
     root = root_of(tree, reasoner, state)
-    tree.search(root, 200_000, -1, 0.7, 100)
+    tree.search(root, 200_000)
     assert tree.solved(root)
     assert (tree.value(root, 0), tree.value(root, 1)) == (1.0, 0.0)
     assert all(e.proven == 0.0 for e in tree.edges(root, 1))
@@ -109,7 +109,7 @@ def test_solver_proofs_agree_with_minimax(tictactoe: Game) -> None:
         mover = next(r for r in tictactoe.roles if len(state.legal_moves(r)) > 1)
         tree, reasoner = tree_of(tictactoe)
         root = root_of(tree, reasoner, state)
-        tree.search(root, 200_000, -1, 0.7, 100)
+        tree.search(root, 200_000)
         if not tree.solved(root):
             continue
         minimax = make_player("minimax")
@@ -131,7 +131,7 @@ def test_a_state_reached_by_two_move_orders_is_one_node(tictactoe: Game) -> None
         {"xplayer": "noop", "oplayer": "(mark 2 2)"}
     ).next({"xplayer": "(mark 1 1)", "oplayer": "noop"})
     root = root_of(tree, reasoner, start)
-    tree.search(root, 20_000, -1, 0.7, 100)
+    tree.search(root, 20_000)
     used = int(tree.meta[0])
     node = root_of(tree, reasoner, first)
     assert node == root_of(tree, reasoner, second)
@@ -150,7 +150,7 @@ def test_the_kernels_legal_moves_are_the_reasoners(tictactoe: Game) -> None:
     compared = 0
     while not state.is_terminal():
         node = root_of(tree, player._compiled, state)  # type: ignore[arg-type]
-        tree.search(node, 50, -1, 0.7, 100)
+        tree.search(node, 50)
         for index, role in enumerate(tictactoe.roles):
             moves = [player._terms[e.output][1] for e in tree.edges(node, index)]
             assert sorted(map(str, moves)) == sorted(map(str, state.legal_moves(role)))
@@ -253,3 +253,19 @@ def test_uct_leaves_games_with_percepts_to_hyperplay() -> None:
     game = gdl.load(GAMES / "montyhall.kif")
     player = started("uct:seed=1", game, game.players[0], clock=0.2)
     assert isinstance(player._fallback, HyperPlayer)
+
+
+def test_uct_ponders_between_moves_and_stops_at_the_next_call(tictactoe: Game) -> None:
+    player = UctPlayer(seed=4)
+    player.start(tictactoe, "xplayer", 0.01, 5.0)  # too short a start clock to search much
+    state = tictactoe.initial_state()
+    player.play(state, time.monotonic() + 0.3)
+    thinking = player._pondering
+    assert thinking is not None and thinking.is_alive()
+    tree = player._tree
+    assert tree is not None
+    before = int(tree.visits.sum())
+    time.sleep(0.3)
+    player.stop(state)
+    assert player._pondering is None and not thinking.is_alive()
+    assert int(tree.visits.sum()) > before

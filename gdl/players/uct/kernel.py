@@ -170,11 +170,33 @@ def read_rewards(data: Any, goal_values: Any, goals: Any, rewards: Any) -> None:
 
 
 @_inline
+def mast_mean(mast: Any, output: int) -> float:
+    """The mean reward of the role whose move ``output`` is over the iterations that played it, with one
+    win and one loss as a prior (MAST)."""
+    sums, counts, _ = mast
+    return float((sums[output] + 1.0) / (counts[output] + 2.0))
+
+
+@_inline
 def playout(
-    data: Any, goal_values: Any, meta: Any, chosen: Any, previous: Any, goals: Any, rewards: Any, limit: int
+    data: Any,
+    goal_values: Any,
+    meta: Any,
+    scratch: Any,
+    mast: Any,
+    greed: float,
+    limit: int,
 ) -> int:
-    """A uniformly random walk in the network from its state to a terminal state, a role without a legal
-    move or ``limit`` joint moves; each role's reward at its end into ``rewards``; the moves made."""
+    """A random walk in the network from its state to a terminal state, a role without a legal move or
+    ``limit`` joint moves; each role's reward at its end into the scratch space's rewards; the moves
+    made, recorded in the MAST record (``mast[2]``, a row of a move per role each).
+
+    Each role draws a move uniformly; with probability ``greed`` it draws a second one and plays
+    whichever has the higher MAST mean (a tournament of two: the move averages bias the playouts at the
+    cost of one more draw, where scanning every legal move would cost the whole set).
+    """
+    _, chosen, previous, goals, rewards = scratch
+    played = mast[2]
     sizes = section(data, SIZES)
     roles = sizes[2]
     terminal = section(data, LITS)[0]
@@ -183,6 +205,7 @@ def playout(
     set_sizes = section(data, SET_SIZES)
     guards = section(data, GUARDS)
     counters = live_network(data)
+    threshold = np.uint64(greed * 4294967296.0)
     depth = 0
     while depth < limit and not holds(counters, terminal):
         stuck = False
@@ -191,13 +214,29 @@ def playout(
             if count == 0:
                 stuck = True
                 break
-            chosen[role] = legal_move(members, group_starts, set_sizes, role, below(meta, count))
+            move = legal_move(members, group_starts, set_sizes, role, below(meta, count))
+            if count > 1 and next_random(meta) < threshold:
+                other = legal_move(members, group_starts, set_sizes, role, below(meta, count))
+                if mast_mean(mast, other) > mast_mean(mast, move):
+                    move = other
+            chosen[role] = move
+            played[depth * roles + role] = move
         if stuck:
             break
         step(data, chosen, previous)
         depth += 1
     read_rewards(data, goal_values, goals, rewards)
     return depth
+
+
+@_inline
+def mast_update(mast: Any, moves: int, roles: int, rewards: Any) -> None:
+    """Add each role's reward to the MAST statistics of the first ``moves`` joint moves recorded."""
+    sums, counts, played = mast
+    for k in range(moves * roles):
+        output = played[k]
+        sums[output] += rewards[k % roles]
+        counts[output] += 1.0
 
 
 @_inline
@@ -408,19 +447,22 @@ def search(
     goal_values: Any,
     scratch: Any,
     path: Any,
+    mast: Any,
     root: int,
     iterations: int,
     chance: int,
     exploration: float,
+    greed: float,
     limit: int,
 ) -> int:
     """``iterations`` iterations from ``root`` (or fewer, when the root is proven); how many ran.
 
     ``scratch`` is space for a packed state, a joint move, the inputs set, each role's goal output and
     reward; ``path`` has a row per level of a descent (the node, then each role's edge), which bounds
-    the descent's depth.
+    the descent's depth; ``mast``: the move averages of the playouts (sums, counts, and the record of a
+    playout's moves), which every iteration's moves feed, in the tree and in the playout.
     """
-    _, _, flags, visits, values, mover, _, _, moves, edge_visits, edge_sums, children, meta = tree
+    _, _, flags, visits, values, mover, _, _, edge_moves, edge_visits, edge_sums, children, meta = tree
     sizes = section(data, SIZES)
     roles = sizes[2]
     bases = sizes[1]
@@ -434,21 +476,22 @@ def search(
         previous[:] = -1
         node = root
         depth = 0
+        moves = 0
         while True:
             if flags[node] & SOLVED:
                 copy(rewards, values[node])
                 break
             if not flags[node] & EXPANDED and not expand(data, tree, node):
-                playout(data, goal_values, meta, chosen, previous, goals, rewards, limit)
+                moves = playout(data, goal_values, meta, scratch, mast, greed, limit)
                 break
             if depth == path.shape[0]:
-                playout(data, goal_values, meta, chosen, previous, goals, rewards, limit)
+                moves = playout(data, goal_values, meta, scratch, mast, greed, limit)
                 break
             path[depth, 0] = node
             for role in range(roles):
                 edge = select(tree, node, role, chance, exploration, meta)
                 path[depth, 1 + role] = edge
-                chosen[role] = moves[edge]
+                chosen[role] = edge_moves[edge]
             depth += 1
             step(data, chosen, previous)
             chooser = mover[node]
@@ -466,11 +509,12 @@ def search(
                     if child >= 0 and flags[child] & SOLVED:
                         copy(rewards, values[child])
                     else:
-                        playout(data, goal_values, meta, chosen, previous, goals, rewards, limit)
+                        moves = playout(data, goal_values, meta, scratch, mast, greed, limit)
                     if child >= 0:
                         visits[child] += 1
                     break
             node = child
+        mast_update(mast, moves, roles, rewards)
         for level in range(depth - 1, -1, -1):
             node = path[level, 0]
             visits[node] += 1
@@ -478,6 +522,8 @@ def search(
                 edge = path[level, 1 + role]
                 edge_visits[edge] += 1
                 edge_sums[edge] += rewards[role]
+                mast[0][edge_moves[edge]] += rewards[role]
+                mast[1][edge_moves[edge]] += 1.0
             prove(tree, node)
         if depth == 0:
             visits[root] += 1

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 import time
 from functools import cache
 
@@ -45,8 +46,8 @@ from gdl.views import View, plays_with_views
 
 logger = logging.getLogger(__name__)
 
-#: The most moves of a playout (a game that runs longer scores its goals where the playout stops).
-PLAYOUT_LIMIT = 2_000
+#: What the MAST statistics keep from one move to the next.
+MAST_FADE = 0.5
 #: The wall-clock seconds one batch of iterations aims at: short enough to stop near the deadline.
 BATCH_SECONDS = 0.02
 
@@ -54,8 +55,10 @@ BATCH_SECONDS = 0.02
 class UctPlayer(Player):
     """MCTS in native code: decoupled UCT, transpositions, MCTS-Solver, tree reuse (see the module doc).
 
-    Options: ``c`` (float) the UCB1 exploration constant for rewards in [0, 1]; ``memory`` (int, MB)
-    the room of the tree; ``margin`` (float, seconds) kept free before each deadline; ``iterations``
+    Options: ``c`` (float) the UCB1 exploration constant for rewards in [0, 1]; ``greed`` (float, 0 to
+    1) how often a playout move is the better of two drawn by their MAST means; ``memory`` (int, MB)
+    the room of the tree; ``margin`` (float, seconds) kept free before each deadline; ``ponder`` (int, 0
+    or 1) whether to search on between a reply and the next message; ``iterations``
     (int) stops each search after about that many iterations (the clock still applies); ``seed`` (int)
     makes a search bounded by iterations reproducible.
     """
@@ -65,12 +68,18 @@ class UctPlayer(Player):
     def __init__(
         self,
         c: float = 0.7,
+        greed: float = 0.5,
         memory: int = 384,
         margin: float = 0.15,
+        ponder: int = 1,
         iterations: int | None = None,
         seed: int | None = None,
     ) -> None:
         at_least("uct", "c", c, 0)
+        at_least("uct", "greed", greed, 0)
+        if greed > 1:
+            raise ValueError(f"uct greed must be at most 1, got {greed:g}")
+        self.greed = greed
         at_least("uct", "memory", memory, 16)
         at_least("uct", "margin", margin, 0)
         at_least("uct", "iterations", iterations, 1)
@@ -78,7 +87,10 @@ class UctPlayer(Player):
         self.memory = memory
         self.margin = margin
         self.iterations = iterations
+        self.ponder = bool(ponder) and iterations is None
         self.rng = random.Random(seed)
+        self._pondering: threading.Thread | None = None
+        self._quiet = threading.Event()
         self._tree: Tree | None = None
         self._terms: list[tuple[int, Term]] = []
         self._compiled: CompiledReasoner | None = None
@@ -86,6 +98,7 @@ class UctPlayer(Player):
 
     def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
         begun = time.monotonic()
+        self._stop_pondering()
         super().start(game, role, start_clock, play_clock)
         self._index = game.roles.index(role)
         self._chance = game.roles.index(game.chance_role) if game.chance_role is not None else -1
@@ -101,7 +114,9 @@ class UctPlayer(Player):
             self._fallback.start(game, role, max(0.0, start_clock - (time.monotonic() - begun)), play_clock)
             return
         # The start clock searches the initial state: its tree is kept for the first move.
-        self._think(self.game.initial_state(), begun + 0.9 * start_clock - self.margin)
+        root, _ = self._think(self.game.initial_state(), begun + 0.9 * start_clock - self.margin)
+        if self.ponder and root >= 0:
+            self._start_pondering(root)
 
     def _make_tree(self, game: Game, start_clock: float) -> Tree | None:
         """The search tree over the game's native kernel, or None when the game has no network within
@@ -119,9 +134,10 @@ class UctPlayer(Player):
         roles = len(net.roles)
         words = (len(net.fluents) + 63) // 64
         node_bytes = NODE_BYTES + 8 * words + (8 + 8 + 4) * roles + 2 * 4
-        # Room for the nodes and for about four edges a node, in one budget.
+        # Room for the nodes and for about eight edges a node (breakthrough's trees have seven), in one
+        # budget.
         budget = self.memory << 20
-        nodes = max(1024, budget // (node_bytes + 4 * EDGE_BYTES))
+        nodes = max(1024, budget // (node_bytes + 8 * EDGE_BYTES))
         edges = max(1024, (budget - nodes * node_bytes) // EDGE_BYTES)
         self._compiled = compiled
         self._terms = [
@@ -130,6 +146,7 @@ class UctPlayer(Player):
         return Tree(kernel, goal_values(compiled), int(nodes), int(edges), self.rng.randrange(1 << 62))
 
     def play(self, state: State, deadline: float) -> Term:
+        self._stop_pondering()
         if self._fallback is not None:
             move = self._fallback.play(state, deadline)
             self._info = self._fallback.info()
@@ -150,7 +167,35 @@ class UctPlayer(Player):
             "value": round(100 * (best.proven if best.proven is not None else best.mean), 1),
             **({"proven": True} if best.proven is not None else {}),
         }
+        if self.ponder:
+            # Where this player alone chooses, the state its move leads to is where the game goes on.
+            self._start_pondering(best.child if best.child >= 0 else root)
         return self._terms[best.output][1]
+
+    def _start_pondering(self, node: int) -> None:
+        """Search on from ``node`` in a thread (the kernels release the interpreter lock) until the next
+        call, or a play clock from now at most: the time between this reply and the next message is the
+        player's too (the server counts it in the CPU time it allows)."""
+        tree = self._tree
+        if tree is None or tree.solved(node):
+            return
+        until = time.monotonic() + self.play_clock
+        self._quiet.clear()
+
+        def ponder() -> None:
+            root = tree.root(tree.state(node))
+            if root >= 0:
+                self._search(tree, root, until, self._quiet)
+
+        self._pondering = threading.Thread(target=ponder, name="uct-ponder", daemon=True)
+        self._pondering.start()
+
+    def _stop_pondering(self) -> None:
+        """End the search between moves (within one batch of iterations)."""
+        if self._pondering is not None:
+            self._quiet.set()
+            self._pondering.join()
+            self._pondering = None
 
     def _think(self, state: State, stop_at: float) -> tuple[int, int]:
         """Search from ``state`` until ``stop_at`` (or ``iterations``, or a proof); its node and the
@@ -159,21 +204,28 @@ class UctPlayer(Player):
         assert tree is not None and self._compiled is not None
         if tree.used > 0.5:  # a fresh tree rather than one that fills up during the search
             tree.clear()
+        tree.fade(MAST_FADE)
         root = tree.root(self._compiled.from_fluents(state.fluents()))
         if root < 0:
             tree.clear()
             root = tree.root(self._compiled.from_fluents(state.fluents()))
             if root < 0:
                 return root, 0
+        return root, self._search(tree, root, stop_at)
+
+    def _search(self, tree: Tree, root: int, stop_at: float, quiet: threading.Event | None = None) -> int:
+        """Search from ``root`` (the network in its state) until ``stop_at``, ``iterations``, a proof or
+        ``quiet``; the iterations run. Batches of iterations aim at :data:`BATCH_SECONDS` each, and the
+        search stops when the longest batch so far would overrun ``stop_at``."""
         done = 0
         batch = 16
         longest = 0.0
         while self.iterations is None or done < self.iterations:
             now = time.monotonic()
-            if now + longest >= stop_at or tree.solved(root):
+            if now + longest >= stop_at or tree.solved(root) or (quiet is not None and quiet.is_set()):
                 break
             wanted = batch if self.iterations is None else min(batch, self.iterations - done)
-            ran = tree.search(root, wanted, self._chance, self.c, PLAYOUT_LIMIT)
+            ran = tree.search(root, wanted, self._chance, self.c, self.greed)
             done += ran
             took = time.monotonic() - now
             longest = max(longest, took)
@@ -181,9 +233,10 @@ class UctPlayer(Player):
             per = took / max(ran, 1)
             left = stop_at - time.monotonic()
             batch = int(max(1, min(2 * batch, BATCH_SECONDS / max(per, 1e-9), left / 2 / max(per, 1e-9))))
-        return root, done
+        return done
 
     def stop(self, state: State) -> None:
+        self._stop_pondering()
         if self._fallback is not None:
             self._fallback.stop(state)
         self._tree = None
@@ -196,6 +249,7 @@ class UctPlayer(Player):
         return move
 
     def stop_view(self, view: View) -> None:
+        self._stop_pondering()
         if self._fallback is not None:
             self._fallback.stop_view(view)
         self._tree = None
@@ -235,5 +289,5 @@ def warm_up() -> float:
     assert checked is not None
     compiled = CompiledReasoner(checked)
     tree = Tree(compiled.kernel, goal_values(compiled), 64, 256, 1)
-    tree.search(tree.root(compiled.initial()), 4, -1, 1.0, 10)
+    tree.search(tree.root(compiled.initial()), 4, greed=0.5)
     return time.perf_counter() - started

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gdl.engines.native import Kernel
-from gdl.engines.native_layout import BASES, LEGAL_STARTS, ROLES, SIZES, STATE_IN
+from gdl.engines.native_layout import BASES, LEGAL_LITS, LEGAL_STARTS, ROLES, SIZES, STATE_IN
 from gdl.players.uct.layout import EDGES_USED, EXPANDED, FULL, NODES_USED, RANDOM, SOLVED, TERMINAL_NODE
 
 #: Bytes a node and an edge take in the arrays (besides the packed state and per-role entries).
@@ -35,6 +35,8 @@ class Edge:
     visits: int
     mean: float
     proven: float | None
+    #: The node it led to (-1: unknown; known where one role alone chooses).
+    child: int = -1
 
 
 class Tree:
@@ -42,7 +44,13 @@ class Tree:
     nodes and ``edges`` edges; ``goal_values`` holds the value of each of the kernel's goal outputs."""
 
     def __init__(
-        self, kernel: Kernel, goal_values: npt.NDArray[np.float64], nodes: int, edges: int, seed: int
+        self,
+        kernel: Kernel,
+        goal_values: npt.NDArray[np.float64],
+        nodes: int,
+        edges: int,
+        seed: int,
+        playout_limit: int = 2_000,
     ) -> None:
         self.data = kernel.data.copy()
         sizes = kernel.section(SIZES)
@@ -79,6 +87,16 @@ class Tree:
         )
         #: One row per level of a descent: the node, then each role's edge.
         self.path = np.zeros((4096, 1 + roles), dtype=np.int64)
+        #: The most moves of a playout (a game that runs longer scores its goals where a playout stops).
+        self.playout_limit = playout_limit
+        outputs = len(kernel.section(LEGAL_LITS))
+        #: MAST: each legal output's sum of rewards and count over the iterations that played it, and the
+        #: record of a playout's moves.
+        self.mast = (
+            np.zeros(outputs, dtype=np.float64),
+            np.zeros(outputs, dtype=np.float64),
+            np.zeros(playout_limit * roles, dtype=np.int32),
+        )
         self.table, self.states, self.flags, self.visits, self.values = self.arrays[:5]
         self.first, self.counts = self.arrays[6:8]
         self.moves, self.edge_visits, self.edge_sums, self.children, self.meta = self.arrays[8:]
@@ -100,15 +118,27 @@ class Tree:
         self._state_in[:] = np.frombuffer(state.to_bytes(len(self._state_in), "little"), dtype=np.uint8)
         return int(_kernels().set_root(self.data, self.arrays, self.goal_values, self.scratch))
 
-    def search(self, root: int, iterations: int, chance: int, exploration: float, limit: int) -> int:
+    def search(
+        self, root: int, iterations: int, chance: int = -1, exploration: float = 0.7, greed: float = 0.0
+    ) -> int:
         """Up to ``iterations`` iterations from ``root`` (fewer once it is proven); how many ran.
-        ``chance``: the role of nature (-1: none); ``limit``: the most moves of a playout."""
+        ``chance``: the role of nature (-1: none); ``exploration``: UCB1's constant; ``greed``: how
+        often a playout's move is the better of two by MAST rather than the first drawn."""
         return int(
             _kernels().search(
-                self.data, self.arrays, self.goal_values, self.scratch, self.path, root, iterations,
-                chance, exploration, limit,
+                self.data, self.arrays, self.goal_values, self.scratch, self.path, self.mast, root,
+                iterations, chance, exploration, greed, self.playout_limit,
             )
         )
+
+    def fade(self, factor: float) -> None:
+        """Scale the MAST statistics by ``factor``: what earlier moves taught weighs less."""
+        self.mast[0] *= factor
+        self.mast[1] *= factor
+
+    def state(self, node: int) -> int:
+        """The state of ``node``, as a bitset of base propositions."""
+        return int.from_bytes(self.states[node].tobytes(), "little")
 
     def solved(self, node: int) -> bool:
         return bool(self.flags[node] & SOLVED)
@@ -129,7 +159,7 @@ class Tree:
             child = int(self.children[e])
             proven = float(self.values[child, role]) if child >= 0 and self.flags[child] & SOLVED else None
             mean = float(self.edge_sums[e]) / visits if visits else 0.0
-            found.append(Edge(int(self.moves[e]), visits, mean, proven))
+            found.append(Edge(int(self.moves[e]), visits, mean, proven, child))
         return found
 
     def expanded(self, node: int) -> bool:
