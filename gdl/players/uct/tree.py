@@ -133,8 +133,8 @@ class Tree:
 
     def fade(self, factor: float) -> None:
         """Scale the MAST statistics by ``factor``: what earlier moves taught weighs less."""
-        self.mast[0] *= factor
-        self.mast[1] *= factor
+        for statistics in self.mast[:2]:
+            np.multiply(statistics, factor, out=statistics)
 
     def state(self, node: int) -> int:
         """The state of ``node``, as a bitset of base propositions."""
