@@ -269,3 +269,19 @@ def test_uct_ponders_between_moves_and_stops_at_the_next_call(tictactoe: Game) -
     player.stop(state)
     assert player._pondering is None and not thinking.is_alive()
     assert int(tree.visits.sum()) > before
+
+
+def test_the_tree_fits_in_the_address_space_a_worker_has_left() -> None:
+    import resource
+
+    if not Path("/proc/self/statm").exists():
+        pytest.skip("no /proc/self/statm: the tree takes the memory option as it is")
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm") as statm:
+        used = int(statm.read().split()[0]) * resource.getpagesize()
+    assert uct_module.tree_budget(100 << 20) == 100 << 20 or soft != resource.RLIM_INFINITY
+    resource.setrlimit(resource.RLIMIT_AS, (used + (200 << 20), hard))
+    try:
+        assert uct_module.tree_budget(1 << 30) <= 100 << 20
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import random
+import resource
 import threading
 import time
 from functools import cache
@@ -136,7 +137,7 @@ class UctPlayer(Player):
         node_bytes = NODE_BYTES + 8 * words + (8 + 8 + 4) * roles + 2 * 4
         # Room for the nodes and for about eight edges a node (breakthrough's trees have seven), in one
         # budget.
-        budget = self.memory << 20
+        budget = tree_budget(self.memory << 20)
         nodes = max(1024, budget // (node_bytes + 8 * EDGE_BYTES))
         edges = max(1024, (budget - nodes * node_bytes) // EDGE_BYTES)
         self._compiled = compiled
@@ -266,6 +267,20 @@ def choose(edges: list[Edge], proven: float | None) -> Edge:
     if best_proven >= max((e.mean for e in open_edges), default=-1.0):
         return max(edges, key=lambda e: (e.proven == best_proven, e.visits))
     return max(open_edges, key=lambda e: (e.visits, e.mean))
+
+
+def tree_budget(wanted: int) -> int:
+    """The bytes the tree may take: ``wanted``, or half the address space this process has left under
+    its limit (a worker of the player server has one, :mod:`gdl.workers`) if that is less."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    try:
+        with open("/proc/self/statm") as statm:
+            used = int(statm.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return wanted
+    return max(1 << 20, min(wanted, (soft - used) // 2))
 
 
 def goal_values(compiled: CompiledReasoner) -> npt.NDArray[np.float64]:
