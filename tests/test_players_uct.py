@@ -285,3 +285,31 @@ def test_the_tree_fits_in_the_address_space_a_worker_has_left() -> None:
         assert uct_module.tree_budget(1 << 30) <= 100 << 20
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+#: ``flag`` holds in every reachable state (the network is folded on it); a state without it is
+#: unreachable, and its goals differ.
+FOLDED = """
+(role r)
+(init flag) (init (count 0))
+(choice a) (choice b)
+(<= (legal r (pick ?x)) (choice ?x))
+(<= (next flag) (true flag))
+(<= (next (count 1)) (true (count 0)))
+(<= (next (picked ?x)) (does r (pick ?x)))
+(<= terminal (true (count 1)))
+(<= (goal r 100) (true (picked a)) (true flag))
+(<= (goal r 50) (true (picked a)) (not (true flag)))
+(<= (goal r 0) (true (picked b)))
+"""
+
+
+def test_uct_plays_an_unreachable_state_with_the_plain_search() -> None:
+    game = gdl.parse(FOLDED)
+    reasoner = game.reasoner
+    assert isinstance(reasoner, CompiledReasoner) and reasoner.kernels.mask != 0
+    player = started("uct:seed=5,iterations=100", game, "r", clock=0.2)
+    assert str(player.play(game.initial_state(), time.monotonic() + NEVER)) == "(pick a)"
+    assert player._spare_player is None
+    assert str(player.play(game.state(["(count 0)"]), time.monotonic() + 1)) == "(pick a)"
+    assert player._spare_player is not None

@@ -96,6 +96,7 @@ class UctPlayer(Player):
         self._terms: list[tuple[int, Term]] = []
         self._compiled: CompiledReasoner | None = None
         self._fallback: Player | None = None
+        self._spare_player: MctsPlayer | None = None
 
     def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
         begun = time.monotonic()
@@ -130,7 +131,7 @@ class UctPlayer(Player):
                 logger.warning("uct: %s; playing as mcts", problem)
                 return None
         warm_up()
-        kernel = compiled.kernels.of(compiled.initial())
+        kernel = self._kernel = compiled.kernels.of(compiled.initial())
         net = compiled.net
         roles = len(net.roles)
         words = (len(net.fluents) + 63) // 64
@@ -153,8 +154,8 @@ class UctPlayer(Player):
             self._info = self._fallback.info()
             return move
         root, done = self._think(state, deadline - self.margin)
-        if root < 0:  # no room for even the root: any legal move
-            return state.legal_moves(self.role)[0]
+        if root < 0:  # a state the tree cannot take: the plain search plays it
+            return self._spare().play(state, deadline)
         assert self._tree is not None
         tree = self._tree
         edges = tree.edges(root, self._index) if tree.expanded(root) else []
@@ -172,6 +173,13 @@ class UctPlayer(Player):
             # Where this player alone chooses, the state its move leads to is where the game goes on.
             self._start_pondering(best.child if best.child >= 0 else root)
         return self._terms[best.output][1]
+
+    def _spare(self) -> MctsPlayer:
+        """The :class:`MctsPlayer` that plays the states the tree cannot take (made on first use)."""
+        if not isinstance(self._spare_player, MctsPlayer) or self._spare_player.game is not self.game:
+            self._spare_player = MctsPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
+            self._spare_player.start(self.game, self.role, 0.0, self.play_clock)
+        return self._spare_player
 
     def _start_pondering(self, node: int) -> None:
         """Search on from ``node`` in a thread (the kernels release the interpreter lock) until the next
@@ -206,13 +214,14 @@ class UctPlayer(Player):
         if tree.used > 0.5:  # a fresh tree rather than one that fills up during the search
             tree.clear()
         tree.fade(MAST_FADE)
-        root = tree.root(self._compiled.from_fluents(state.fluents()))
+        bits = self._compiled.from_fluents(state.fluents())
+        if self._compiled.kernels.of(bits) is not self._kernel:
+            return -1, 0  # a state no match reaches, outside what the network was folded for
+        root = tree.root(bits)
         if root < 0:
             tree.clear()
-            root = tree.root(self._compiled.from_fluents(state.fluents()))
-            if root < 0:
-                return root, 0
-        return root, self._search(tree, root, stop_at)
+            root = tree.root(bits)
+        return root, self._search(tree, root, stop_at) if root >= 0 else 0
 
     def _search(self, tree: Tree, root: int, stop_at: float, quiet: threading.Event | None = None) -> int:
         """Search from ``root`` (the network in its state) until ``stop_at``, ``iterations``, a proof or
