@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support.games import board
+from support.games import DOMINANT, board
 from support.timing import NEVER, slack
 
 import gdl
@@ -22,22 +22,6 @@ from gdl.players.minimax import MinimaxPlayer
 from gdl.players.random import RandomPlayer
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
-
-#: A simultaneous-move game in which ``a`` wins for ``row`` whatever ``column`` does, and ``column``
-#: gets 70 from ``l`` and 30 from ``r`` whatever ``row`` does (dominant moves for both).
-DOMINANT = """
-(role row) (role column)
-(init start)
-(legal row a) (legal row b) (legal column l) (legal column r)
-(<= (next done) (true start))
-(<= (next (played ?m)) (does row ?m))
-(<= (next (answered ?m)) (does column ?m))
-(<= terminal (true done))
-(<= (goal row 100) (true (played a)))
-(<= (goal row 0) (not (true (played a))))
-(<= (goal column 70) (true (answered l)))
-(<= (goal column 30) (not (true (answered l))))
-"""
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.games import board
+from support.games import DOMINANT, board
 from support.timing import NEVER, slack
 
 import gdl
@@ -25,22 +25,6 @@ from gdl.players.uct.player import choose, goal_values
 from gdl.players.uct.tree import Edge, Tree
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
-
-#: Simultaneous moves: ``a`` wins for ``row`` whatever ``column`` does; ``column`` gets 70 from ``l``
-#: and 30 from ``r`` whatever ``row`` does (dominant moves for both).
-DOMINANT = """
-(role row) (role column)
-(init start)
-(legal row a) (legal row b) (legal column l) (legal column r)
-(<= (next done) (true start))
-(<= (next (played ?m)) (does row ?m))
-(<= (next (answered ?m)) (does column ?m))
-(<= terminal (true done))
-(<= (goal row 100) (true (played a)))
-(<= (goal row 0) (not (true (played a))))
-(<= (goal column 70) (true (answered l)))
-(<= (goal column 30) (not (true (answered l))))
-"""
 
 
 @pytest.fixture(scope="module")
