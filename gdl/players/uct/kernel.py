@@ -9,13 +9,14 @@ on from there in the same network, with no Python per step.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any
 
-import numba
 import numpy as np
 
+# The kernels allocate nothing, so they are compiled as the native kernel's are (no reference counting).
 from gdl.engines.native_kernel import (
+    _inline,
+    _jit,
     copy,
     evaluate,
     holds,
@@ -55,21 +56,6 @@ from gdl.players.uct.layout import (
     TERMINAL_NODE,
     WIN,
 )
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-#: The kernels allocate nothing, so numba's reference counting is off (as in the native kernel's).
-_NO_NRT: dict[str, Any] = {"_nrt": False}
-
-
-def _jit(function: F) -> F:
-    """A search kernel, compiled once per installation."""
-    return cast(F, numba.njit(cache=True, nogil=True, **_NO_NRT)(function))
-
-
-def _inline(function: F) -> F:
-    """A helper, inlined where it is called."""
-    return cast(F, numba.njit(inline="always", **_NO_NRT)(function))
 
 
 @_inline
