@@ -297,3 +297,25 @@ def test_uct_plays_an_unreachable_state_with_the_plain_search() -> None:
     assert player._spare_player is None
     assert str(player.play(game.state(["(count 0)"]), time.monotonic() + 1)) == "(pick a)"
     assert player._spare_player is not None
+
+
+def test_uct_falls_back_to_mcts_when_the_network_is_too_large_for_the_kernel(
+    tictactoe: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gdl.engines.folding import FoldedKernels
+
+    original = FoldedKernels.of
+    calls = []
+
+    def too_large_once(kernels: FoldedKernels, state: int) -> object:
+        """The first call (uct's) fails as flattening a too large network does; mcts's then succeed."""
+        calls.append(state)
+        if len(calls) == 1:
+            raise ValueError("network too large for the native kernel (test)")
+        return original(kernels, state)
+
+    monkeypatch.setattr(FoldedKernels, "of", too_large_once)
+    player = started("uct:seed=1", tictactoe, "xplayer", clock=0.2)
+    assert isinstance(player._fallback, MctsPlayer)
+    state = board(tictactoe, ["xx.", "oo.", "..."], "xplayer")
+    assert str(player.play(state, time.monotonic() + 0.5)) == "(mark 1 3)"

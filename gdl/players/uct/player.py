@@ -107,6 +107,7 @@ class UctPlayer(Player):
         self._chance = game.roles.index(game.chance_role) if game.chance_role is not None else -1
         self._tree = None
         self._fallback = None
+        self._spare_player = None
         if plays_with_views(game):
             self._fallback = HyperPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
         else:
@@ -132,7 +133,11 @@ class UctPlayer(Player):
                 logger.warning("uct: %s; playing as mcts", problem)
                 return None
         warm_up()
-        kernel = self._kernel = compiled.kernels.of(compiled.initial())
+        try:
+            kernel = self._kernel = compiled.kernels.of(compiled.initial())
+        except ValueError as problem:  # a network too large for the native kernel's array
+            logger.warning("uct: %s; playing as mcts", problem)
+            return None
         net = compiled.net
         roles = len(net.roles)
         words = (len(net.fluents) + 63) // 64
@@ -146,7 +151,11 @@ class UctPlayer(Player):
         self._terms = [
             (role, term_of(move)) for role, entries in enumerate(net.legal) for move, _ in entries
         ]
-        return Tree(kernel, goal_values(compiled), int(nodes), int(edges), self.rng.randrange(1 << 62))
+        try:
+            return Tree(kernel, goal_values(compiled), int(nodes), int(edges), self.rng.randrange(1 << 62))
+        except MemoryError:
+            logger.warning("uct: no room for a tree of %d MB; playing as mcts", budget >> 20)
+            return None
 
     def play(self, state: State, deadline: float) -> Term:
         self._stop_pondering()
@@ -177,7 +186,7 @@ class UctPlayer(Player):
 
     def _spare(self) -> MctsPlayer:
         """The :class:`MctsPlayer` that plays the states the tree cannot take (made on first use)."""
-        if not isinstance(self._spare_player, MctsPlayer) or self._spare_player.game is not self.game:
+        if self._spare_player is None:
             self._spare_player = MctsPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
             self._spare_player.start(self.game, self.role, 0.0, self.play_clock)
         return self._spare_player
