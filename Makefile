@@ -19,6 +19,7 @@ $(RUNTIME): pyproject.toml
 	$(BIN)/python -c 'from gdl.retrograde_values import warm_up; warm_up()'
 	$(BIN)/python -c 'from gdl.extensive.warm import warm_up; warm_up()'
 	$(BIN)/python -c 'from gdl.players.puzzles import warm_up; warm_up()'
+	$(BIN)/python -c 'from gdl.players.uct import warm_up; warm_up()'
 	touch $(RUNTIME)
 
 $(STAMP): $(RUNTIME)

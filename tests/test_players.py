@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support.games import board
+from support.games import DOMINANT, board
 from support.timing import NEVER, slack
 
 import gdl
@@ -22,22 +22,6 @@ from gdl.players.minimax import MinimaxPlayer
 from gdl.players.random import RandomPlayer
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
-
-#: A simultaneous-move game in which ``a`` wins for ``row`` whatever ``column`` does, and ``column``
-#: gets 70 from ``l`` and 30 from ``r`` whatever ``row`` does (dominant moves for both).
-DOMINANT = """
-(role row) (role column)
-(init start)
-(legal row a) (legal row b) (legal column l) (legal column r)
-(<= (next done) (true start))
-(<= (next (played ?m)) (does row ?m))
-(<= (next (answered ?m)) (does column ?m))
-(<= terminal (true done))
-(<= (goal row 100) (true (played a)))
-(<= (goal row 0) (not (true (played a))))
-(<= (goal column 70) (true (answered l)))
-(<= (goal column 30) (not (true (answered l))))
-"""
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +40,7 @@ def started(spec: str, game: Game, role: str, clock: float = 5.0) -> Player:
 
 def test_every_kind_is_built_from_its_name() -> None:
     assert set(PLAYER_KINDS) == {
-        "random", "legal", "human", "minimax", "mcts", "hyperplay", "equilibrium", "puzzle"
+        "random", "legal", "human", "minimax", "mcts", "uct", "hyperplay", "equilibrium", "puzzle"
     }
     for kind, cls in PLAYER_KINDS.items():
         player = make_player(kind)
@@ -82,7 +66,7 @@ def test_options_are_converted_to_their_types() -> None:
         (
             "alphazero",
             "unknown player kind: 'alphazero' "
-            "(choose from: equilibrium, human, hyperplay, legal, mcts, minimax, puzzle, random)",
+            "(choose from: equilibrium, human, hyperplay, legal, mcts, minimax, puzzle, random, uct)",
         ),
         ("minimax:dept=3", "unknown option 'dept' for minimax player (options: depth, margin)"),
         ("legal:seed=1", "unknown option 'seed' for legal player (options: none)"),

@@ -37,9 +37,9 @@ HTTP. Every match gets a fresh player of the given kind ({kinds}), in a process 
 every exchange. It listens on 127.0.0.1 only; --host 0.0.0.0 opens it to other machines. Stop it
 with Ctrl-C or SIGTERM.""",
         [
-            "gdl serve --port 9147 --player mcts",
-            "gdl serve --host 0.0.0.0 --port 9147 --player mcts   # reachable from other machines",
-            "gdl serve --port 9147 --player mcts:c=1.0 --name my-gdl -v",
+            "gdl serve --port 9147",
+            "gdl serve --host 0.0.0.0 --port 9147 --player uct   # reachable from other machines",
+            "gdl serve --port 9147 --player uct:c=0.5 --name my-gdl -v",
         ],
     )
     parser.add_argument(
@@ -50,8 +50,8 @@ with Ctrl-C or SIGTERM.""",
         help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every interface)",
     )
     parser.add_argument(
-        "--player", "-p", default="mcts", metavar="KIND[:option=value,...]",
-        help="the player (default mcts)",
+        "--player", "-p", default="uct", metavar="KIND[:option=value,...]",
+        help="the player (default uct)",
     )
     parser.add_argument("--name", help="the name INFO reports (default gdl-KIND)")
     parser.add_argument(

@@ -31,6 +31,7 @@ from gdl.players.mcts import MctsPlayer
 from gdl.players.minimax import MinimaxPlayer
 from gdl.players.puzzles.player import PuzzlePlayer
 from gdl.players.random import RandomPlayer
+from gdl.players.uct import UctPlayer
 
 if TYPE_CHECKING:
     from gdl.game import Game
@@ -39,8 +40,8 @@ if TYPE_CHECKING:
 PLAYER_KINDS: dict[str, type[Player]] = {
     kind.name: kind
     for kind in (
-        RandomPlayer, LegalPlayer, HumanPlayer, MinimaxPlayer, MctsPlayer, HyperPlayer, EquilibriumPlayer,
-        PuzzlePlayer,
+        RandomPlayer, LegalPlayer, HumanPlayer, MinimaxPlayer, MctsPlayer, UctPlayer, HyperPlayer,
+        EquilibriumPlayer, PuzzlePlayer,
     )
 }
 

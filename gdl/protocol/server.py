@@ -46,6 +46,7 @@ from gdl.engines.warm import warm_up
 from gdl.errors import LimitExceeded, ProtocolError
 from gdl.game import CHANCE_ROLE
 from gdl.players.base import Player
+from gdl.players.uct import warm_up as warm_up_search
 from gdl.protocol.messages import (
     HEAD,
     MAX_RULES_MESSAGE,
@@ -301,6 +302,7 @@ class PlayerServer:
         await self._in_thread(prepare_processes)
         if not self.processes:
             await self._in_thread(warm_up)
+            await self._in_thread(warm_up_search)
         self._in_background(self._sweep())
 
     async def _sweep(self) -> None:

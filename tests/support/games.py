@@ -24,3 +24,20 @@ def board(game: Game, rows: list[str], to_move: str) -> State:
         for c, mark in enumerate(row, 1)
     ]
     return game.state([*fluents, f"(control {to_move})"])
+
+
+#: A simultaneous-move game in which ``a`` wins for ``row`` whatever ``column`` does, and ``column``
+#: gets 70 from ``l`` and 30 from ``r`` whatever ``row`` does (dominant moves for both).
+DOMINANT = """
+(role row) (role column)
+(init start)
+(legal row a) (legal row b) (legal column l) (legal column r)
+(<= (next done) (true start))
+(<= (next (played ?m)) (does row ?m))
+(<= (next (answered ?m)) (does column ?m))
+(<= terminal (true done))
+(<= (goal row 100) (true (played a)))
+(<= (goal row 0) (not (true (played a))))
+(<= (goal column 70) (true (answered l)))
+(<= (goal column 30) (not (true (answered l))))
+"""

@@ -5,7 +5,7 @@
     .venv/bin/python tests/tools/strength.py games/tictactoe.kif --matches 2 --start-clock 5 \\
         --play-clock 1 --opponent-command '.venv/bin/gdl serve --host 127.0.0.1 --port {port}'
 
-``gdl serve`` (``--player``, default mcts) and the opponent each run for the whole benchmark, pinned to
+``gdl serve`` (``--player``, default uct) and the opponent each run for the whole benchmark, pinned to
 a core of their own with taskset (``--gdl-core``, ``--opponent-core``). The opponent is a command that
 serves a GGP player on 127.0.0.1:{port} (restarted when it exits after a match, as Sancho's runner
 without ``--persist`` does), or ``--opponent URL`` of one already running. The seats rotate match by
@@ -169,7 +169,7 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=10, help="matches per game (default 10)")
     parser.add_argument("--start-clock", type=int, default=20)
     parser.add_argument("--play-clock", type=int, default=5)
-    parser.add_argument("--player", default="mcts", help="gdl's player (default mcts)")
+    parser.add_argument("--player", default="uct", help="gdl's player (default uct)")
     parser.add_argument("--opponent", help="URL of an opponent already serving")
     parser.add_argument("--opponent-command", help="command serving the opponent on 127.0.0.1:{port}")
     parser.add_argument("--gdl-core", type=int, default=0)

@@ -1,0 +1,517 @@
+"""The numba search of the uct player: selection, expansion, playout and backup over a tree in arrays.
+
+The tree's arrays are described in :mod:`gdl.players.uct.tree`; here they come as one tuple, ``tree``.
+The search walks the network of the native kernel (:mod:`gdl.engines.native_kernel`, whose array
+``data`` is the search's own copy): the root's network is kept in the kernel's saved copy, and every
+iteration starts from it, plays the joint moves it selects by propagating them, and plays the playout
+on from there in the same network, with no Python per step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+# The kernels allocate nothing, so they are compiled as the native kernel's are (no reference counting).
+from gdl.engines.native_kernel import (
+    _inline,
+    _jit,
+    copy,
+    evaluate,
+    holds,
+    live_network,
+    network_arrays,
+    read_goals,
+    schedule_arrays,
+    section,
+    set_arrays,
+    settle,
+)
+from gdl.engines.native_layout import (
+    GOAL_ENTRIES,
+    GOAL_LITS,
+    GOAL_STARTS,
+    GROUP_STARTS,
+    GUARDS,
+    LEGAL_INPUTS,
+    LEGAL_OUTPUTS,
+    LITS,
+    MEMBERS,
+    QUEUED,
+    SAVED,
+    SET_SIZES,
+    SIZES,
+    STACK,
+    TERMINAL,
+)
+from gdl.players.uct.layout import (
+    EDGES_USED,
+    EXPANDED,
+    FULL,
+    NODES_USED,
+    RANDOM,
+    SIMULTANEOUS,
+    SOLVED,
+    TERMINAL_NODE,
+    WIN,
+)
+
+
+@_inline
+def next_random(meta: Any) -> np.uint64:
+    """xorshift64* on the generator's state in ``meta[RANDOM]`` (kept as an int64)."""
+    state = np.uint64(meta[RANDOM])
+    state ^= state >> np.uint64(12)
+    state ^= state << np.uint64(25)
+    state ^= state >> np.uint64(27)
+    meta[RANDOM] = np.int64(state)
+    return (state * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(32)
+
+
+@_inline
+def below(meta: Any, count: int) -> Any:
+    """A random integer in ``range(count)``."""
+    return np.int64((next_random(meta) * np.uint64(count)) >> np.uint64(32))
+
+
+@_inline
+def legal_count(counters: Any, set_sizes: Any, guards: Any, role: int) -> int:
+    """How many legal moves ``role`` has in the network's state: its plain set, and its guarded set
+    while the guard holds."""
+    count = set_sizes[2 * role]
+    if holds(counters, guards[2 * role + 1]):
+        count += set_sizes[2 * role + 1]
+    return int(count)
+
+
+@_inline
+def legal_move(members: Any, group_starts: Any, set_sizes: Any, role: int, i: int) -> int:
+    """The legal output of ``role``'s ``i``-th legal move in the sets (in no particular order)."""
+    plain = set_sizes[2 * role]
+    if i < plain:
+        return int(members[group_starts[2 * role] + i])
+    return int(members[group_starts[2 * role + 1] + i - plain])
+
+
+@_inline
+def step(data: Any, chosen: Any, previous: Any) -> None:
+    """Play the joint move ``chosen`` (a legal output per role) in the network: take back the inputs of
+    the last step (``previous``, -1 for none; legal, goal and terminal do not read them) as the new
+    ones are set, and propagate; then flip the base propositions whose ``next`` differs. The new inputs
+    stay set, and become ``previous`` (taking them back in the next step's propagation is cheaper than
+    in this one's where the flips pass through gates the inputs hold open: breakthrough's playouts 2.6
+    times)."""
+    sizes = section(data, SIZES)
+    roles = sizes[2]
+    outputs = sizes[LEGAL_OUTPUTS]
+    legal_inputs = section(data, LEGAL_INPUTS)
+    group_starts = section(data, GROUP_STARTS)
+    members = section(data, MEMBERS)
+    set_sizes = section(data, SET_SIZES)
+    queued = section(data, QUEUED)
+    stack = section(data, STACK)
+    counters = live_network(data)
+    network = network_arrays(data)
+    sets = set_arrays(data)
+    top = 0
+    for role in range(roles):
+        if previous[role] >= 0:
+            move = legal_inputs[previous[role]]
+            counters[move] = 0
+            queued[move] = 2
+            stack[top] = move
+            top += 1
+    for role in range(roles):
+        move = legal_inputs[chosen[role]]
+        counters[move] = 1
+        # A move played again is still on the stack (counted as set), and so changes nothing.
+        if queued[move] == 0:
+            queued[move] = 1
+            stack[top] = move
+            top += 1
+        previous[role] = chosen[role]
+    settle(top, network, sets)
+    changes = group_starts[2 * roles]
+    top = set_sizes[2 * roles]
+    for k in range(top):
+        flipped = members[changes + k] - outputs
+        queued[flipped] = counters[flipped] + 1
+        counters[flipped] = 1 - counters[flipped]
+        stack[k] = flipped
+    settle(top, network, sets)
+
+
+@_inline
+def read_rewards(data: Any, goal_values: Any, goals: Any, rewards: Any) -> None:
+    """Each role's goal in the network's state, in [0, 1], into ``rewards`` (0 where a role has not
+    exactly one goal); ``goals`` is scratch space of a role each."""
+    sizes = section(data, SIZES)
+    goal_starts = section(data, GOAL_STARTS)
+    schedule = schedule_arrays(data)
+    read_goals(data, schedule, sizes[GOAL_ENTRIES], section(data, GOAL_LITS), goal_starts, goals, TERMINAL)
+    for role in range(sizes[2]):
+        found = goals[role]
+        rewards[role] = 0.0 if found < 0 else goal_values[goal_starts[role] + found] / 100.0
+
+
+@_inline
+def mast_mean(mast: Any, output: int) -> float:
+    """The mean reward of the role whose move ``output`` is over the iterations that played it, with one
+    win and one loss as a prior (MAST)."""
+    sums, counts, _ = mast
+    return float((sums[output] + 1.0) / (counts[output] + 2.0))
+
+
+@_inline
+def playout(
+    data: Any,
+    goal_values: Any,
+    meta: Any,
+    scratch: Any,
+    mast: Any,
+    greed: float,
+    limit: int,
+) -> int:
+    """A random walk in the network from its state to a terminal state, a role without a legal move or
+    ``limit`` joint moves; each role's reward at its end into the scratch space's rewards; the moves
+    made, recorded in the MAST record (``mast[2]``, a row of a move per role each).
+
+    Each role draws a move uniformly; with probability ``greed`` it draws a second one and plays
+    whichever has the higher MAST mean (a tournament of two: the move averages bias the playouts at the
+    cost of one more draw, where scanning every legal move would cost the whole set).
+    """
+    _, chosen, previous, goals, rewards = scratch
+    played = mast[2]
+    sizes = section(data, SIZES)
+    roles = sizes[2]
+    terminal = section(data, LITS)[0]
+    group_starts = section(data, GROUP_STARTS)
+    members = section(data, MEMBERS)
+    set_sizes = section(data, SET_SIZES)
+    guards = section(data, GUARDS)
+    counters = live_network(data)
+    threshold = np.uint64(greed * 4294967296.0)
+    depth = 0
+    while depth < limit and not holds(counters, terminal):
+        stuck = False
+        for role in range(roles):
+            count = legal_count(counters, set_sizes, guards, role)
+            if count == 0:
+                stuck = True
+                break
+            move = legal_move(members, group_starts, set_sizes, role, below(meta, count))
+            if count > 1 and next_random(meta) < threshold:
+                other = legal_move(members, group_starts, set_sizes, role, below(meta, count))
+                if mast_mean(mast, other) > mast_mean(mast, move):
+                    move = other
+            chosen[role] = move
+            played[depth * roles + role] = move
+        if stuck:
+            break
+        step(data, chosen, previous)
+        depth += 1
+    read_rewards(data, goal_values, goals, rewards)
+    return depth
+
+
+@_inline
+def mast_update(mast: Any, moves: int, roles: int, rewards: Any) -> None:
+    """Add each role's reward to the MAST statistics of the first ``moves`` joint moves recorded."""
+    sums, counts, played = mast
+    for k in range(moves * roles):
+        output = played[k]
+        sums[output] += rewards[k % roles]
+        counts[output] += 1.0
+
+
+@_inline
+def state_hash(counters: Any, bases: int, words: Any) -> np.uint64:
+    """The network's state as packed words (bit ``b`` of word ``b // 64`` for base proposition ``b``)
+    into ``words``, and its hash."""
+    words[:] = 0
+    for b in range(bases):
+        if counters[b] > 0:
+            words[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+    key = np.uint64(0x9E3779B97F4A7C15)
+    for w in range(words.shape[0]):
+        key ^= words[w]
+        key *= np.uint64(0xBF58476D1CE4E5B9)
+        key ^= key >> np.uint64(31)
+    return key
+
+
+@_inline
+def find(tree: Any, key: np.uint64, words: Any) -> int:
+    """The node of the packed state ``words`` (hash ``key``), or -1."""
+    table, states = tree[0], tree[1]
+    mask = table.shape[0] - 1
+    slot = np.int64(key & np.uint64(mask))
+    while True:
+        node = table[slot]
+        if node < 0:
+            return -1
+        same = True
+        for w in range(words.shape[0]):
+            if states[node, w] != words[w]:
+                same = False
+                break
+        if same:
+            return int(node)
+        slot = (slot + 1) & mask
+
+
+@_inline
+def insert(tree: Any, key: np.uint64, node: int) -> None:
+    table = tree[0]
+    mask = table.shape[0] - 1
+    slot = np.int64(key & np.uint64(mask))
+    while table[slot] >= 0:
+        slot = (slot + 1) & mask
+    table[slot] = node
+
+
+@_inline
+def add_node(data: Any, tree: Any, goal_values: Any, key: np.uint64, words: Any, goals: Any) -> int:
+    """A node for the network's state (packed in ``words``, hash ``key``), or -1 when the tree is full;
+    a terminal state's goals are its value, and it is proven."""
+    _, states, flags, visits, values, _, _, _, _, _, _, _, meta = tree
+    used = meta[NODES_USED]
+    # The table stays at most half full: its probes stay short.
+    if used >= states.shape[0] or 2 * used >= tree[0].shape[0]:
+        meta[FULL] = 1
+        return -1
+    node = int(used)
+    meta[NODES_USED] = used + 1
+    for w in range(words.shape[0]):
+        states[node, w] = words[w]
+    insert(tree, key, node)
+    visits[node] = 0
+    flags[node] = 0
+    counters = live_network(data)
+    sizes = section(data, SIZES)
+    stuck = False
+    for role in range(sizes[2]):
+        if legal_count(counters, section(data, SET_SIZES), section(data, GUARDS), role) == 0:
+            stuck = True
+    if stuck or holds(counters, section(data, LITS)[0]):
+        read_rewards(data, goal_values, goals, values[node])
+        flags[node] = TERMINAL_NODE | SOLVED
+    return node
+
+
+@_inline
+def expand(data: Any, tree: Any, node: int) -> bool:
+    """Lay out the edges of ``node`` (whose state the network is in): each role's legal moves, sorted;
+    False when there is no room for them."""
+    _, _, flags, _, _, mover, first, counts, moves, edge_visits, edge_sums, children, meta = tree
+    counters = live_network(data)
+    sizes = section(data, SIZES)
+    roles = sizes[2]
+    set_sizes = section(data, SET_SIZES)
+    guards = section(data, GUARDS)
+    members = section(data, MEMBERS)
+    group_starts = section(data, GROUP_STARTS)
+    total = 0
+    for role in range(roles):
+        total += legal_count(counters, set_sizes, guards, role)
+    start = meta[EDGES_USED]
+    if start + total > moves.shape[0]:
+        meta[FULL] = 1
+        return False
+    meta[EDGES_USED] = start + total
+    choosing = 0
+    mover[node] = 0
+    at = start
+    for role in range(roles):
+        count = legal_count(counters, set_sizes, guards, role)
+        first[node, role] = at
+        counts[node, role] = count
+        for i in range(count):
+            move = legal_move(members, group_starts, set_sizes, role, i)
+            # Insertion sort: the moves in the order of the legal outputs.
+            j = at + i
+            while j > at and moves[j - 1] > move:
+                moves[j] = moves[j - 1]
+                j -= 1
+            moves[j] = move
+        for e in range(at, at + count):
+            edge_visits[e] = 0
+            edge_sums[e] = 0.0
+            children[e] = -1
+        if count > 1:
+            choosing += 1
+            mover[node] = role
+        at += count
+    if choosing > 1:
+        mover[node] = SIMULTANEOUS
+    flags[node] |= EXPANDED
+    return True
+
+
+@_inline
+def select(tree: Any, node: int, role: int, chance: int, exploration: float, meta: Any) -> int:
+    """The edge ``role`` takes at ``node``: untried moves first (at random), then the highest UCB1 score
+    on the role's own statistics (decoupled), a proven child at its value and no more; nature at
+    random."""
+    _, _, flags, visits, values, _, first, counts, _, edge_visits, edge_sums, children, _ = tree
+    start = first[node, role]
+    count = counts[node, role]
+    if count == 1:
+        return int(start)
+    if role == chance:
+        return int(start + below(meta, count))
+    untried = 0
+    for e in range(start, start + count):
+        if edge_visits[e] == 0:
+            untried += 1
+    if untried > 0:
+        pick = below(meta, untried)
+        for e in range(start, start + count):
+            if edge_visits[e] == 0:
+                if pick == 0:
+                    return int(e)
+                pick -= 1
+    log_n = np.log(max(visits[node], 1))
+    best = start
+    best_score = -1.0
+    for e in range(start, start + count):
+        n = edge_visits[e]
+        child = children[e]
+        if child >= 0 and flags[child] & SOLVED:
+            # A proven child needs no exploring: its value is known.
+            score = values[child, role]
+        else:
+            score = edge_sums[e] / n + exploration * np.sqrt(log_n / n)
+        if score > best_score:
+            best_score = score
+            best = e
+    return int(best)
+
+
+@_inline
+def prove(tree: Any, node: int) -> None:
+    """MCTS-Solver: prove ``node`` when one role alone chooses there and one of its children is proven a
+    win for it, or all its children are proven (the value then is the child best for that role)."""
+    _, _, flags, _, values, mover, first, counts, _, _, _, children, _ = tree
+    role = mover[node]
+    if flags[node] & SOLVED or not flags[node] & EXPANDED or role == SIMULTANEOUS:
+        return
+    best = -1
+    proven = True
+    for e in range(first[node, role], first[node, role] + counts[node, role]):
+        child = children[e]
+        if child < 0 or not flags[child] & SOLVED:
+            proven = False
+            continue
+        if best < 0 or values[child, role] > values[best, role]:
+            best = child
+    if best >= 0 and (proven or values[best, role] >= WIN):
+        for r in range(values.shape[1]):
+            values[node, r] = values[best, r]
+        flags[node] |= SOLVED
+
+
+@_jit
+def set_root(data: Any, tree: Any, goal_values: Any, scratch: Any) -> int:
+    """Bring the network to the state handed in (the kernel's STATE_IN), save it as the root's, and
+    return its node (found in the table, or added; -1 when the tree is full)."""
+    evaluate(data)
+    copy(section(data, SAVED), live_network(data))
+    words, _, _, goals, _ = scratch
+    key = state_hash(live_network(data), section(data, SIZES)[1], words)
+    node = find(tree, key, words)
+    if node < 0:
+        node = add_node(data, tree, goal_values, key, words, goals)
+    return node
+
+
+@_jit
+def search(
+    data: Any,
+    tree: Any,
+    goal_values: Any,
+    scratch: Any,
+    path: Any,
+    mast: Any,
+    root: int,
+    iterations: int,
+    chance: int,
+    exploration: float,
+    greed: float,
+    limit: int,
+) -> int:
+    """``iterations`` iterations from ``root`` (or fewer, when the root is proven); how many ran.
+
+    ``scratch`` is space for a packed state, a joint move, the inputs set, each role's goal output and
+    reward; ``path`` has a row per level of a descent (the node, then each role's edge), which bounds
+    the descent's depth; ``mast``: the move averages of the playouts (sums, counts, and the record of a
+    playout's moves), which every iteration's moves feed, in the tree and in the playout.
+    """
+    _, _, flags, visits, values, mover, _, _, edge_moves, edge_visits, edge_sums, children, meta = tree
+    sizes = section(data, SIZES)
+    roles = sizes[2]
+    bases = sizes[1]
+    words, chosen, previous, goals, rewards = scratch
+    live = live_network(data)
+    saved = section(data, SAVED)
+    done = 0
+    while done < iterations and not flags[root] & SOLVED:
+        done += 1
+        copy(live, saved)
+        previous[:] = -1
+        node = root
+        depth = 0
+        moves = 0
+        while True:
+            if flags[node] & SOLVED:
+                copy(rewards, values[node])
+                break
+            if not flags[node] & EXPANDED and not expand(data, tree, node):
+                moves = playout(data, goal_values, meta, scratch, mast, greed, limit)
+                break
+            if depth == path.shape[0]:
+                moves = playout(data, goal_values, meta, scratch, mast, greed, limit)
+                break
+            path[depth, 0] = node
+            for role in range(roles):
+                edge = select(tree, node, role, chance, exploration, meta)
+                path[depth, 1 + role] = edge
+                chosen[role] = edge_moves[edge]
+            depth += 1
+            step(data, chosen, previous)
+            chooser = mover[node]
+            edge = path[depth - 1, 1 + chooser] if chooser != SIMULTANEOUS else -1
+            child = children[edge] if edge >= 0 else -1
+            if child < 0:
+                key = state_hash(live, bases, words)
+                child = find(tree, key, words)
+                created = child < 0
+                if created:
+                    child = add_node(data, tree, goal_values, key, words, goals)
+                if child >= 0 and edge >= 0:
+                    children[edge] = child
+                if child < 0 or created:
+                    if child >= 0 and flags[child] & SOLVED:
+                        copy(rewards, values[child])
+                    else:
+                        moves = playout(data, goal_values, meta, scratch, mast, greed, limit)
+                    if child >= 0:
+                        visits[child] += 1
+                    break
+            node = child
+        mast_update(mast, moves, roles, rewards)
+        for level in range(depth - 1, -1, -1):
+            node = path[level, 0]
+            visits[node] += 1
+            for role in range(roles):
+                edge = path[level, 1 + role]
+                edge_visits[edge] += 1
+                edge_sums[edge] += rewards[role]
+                mast[0][edge_moves[edge]] += rewards[role]
+                mast[1][edge_moves[edge]] += 1.0
+            prove(tree, node)
+        if depth == 0:
+            visits[root] += 1
+    return done
+

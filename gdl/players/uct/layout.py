@@ -1,0 +1,16 @@
+"""The layout of the uct player's tree arrays shared by the Python side (:mod:`gdl.players.uct.tree`) and
+the numba kernels (:mod:`gdl.players.uct.kernel`), which importing numba would load."""
+
+from __future__ import annotations
+
+#: Node flags: the node's state is terminal (or a role has no legal move there); its value is proven;
+#: its moves (edges) are laid out.
+TERMINAL_NODE, SOLVED, EXPANDED = 1, 2, 4
+#: Fields of the tree's counters (``meta``): nodes used, edges used, whether the tree ran out of room,
+#: and the random generator's state.
+NODES_USED, EDGES_USED, FULL, RANDOM = range(4)
+#: ``mover`` of a node where two or more roles choose at once: its children are found by their state
+#: only, and it is proven only when terminal.
+SIMULTANEOUS = -1
+#: The value of a proven win (a goal of 100).
+WIN = 1.0

@@ -1,0 +1,327 @@
+"""The uct player: Monte Carlo tree search whose every iteration runs in native code.
+
+The search (:mod:`gdl.players.uct.kernel`) walks the game's propositional network as the native
+playout kernel does (:mod:`gdl.engines.native`), over a tree kept in numpy arrays
+(:mod:`gdl.players.uct.tree`): nodes are states found by a transposition table; each iteration selects
+a joint move per level by UCB1 on each role's own statistics (decoupled UCT: at a simultaneous state no
+role sees the others' choices; at a turn-taking one only the role to move has a choice), adds the first
+state outside the tree, plays a uniformly random playout from it and backs the goals up. MCTS-Solver
+proves nodes where one role chooses (a child proven a win for it, or every child proven: the best), and
+a proven child is chosen at its value without exploration. The tree is kept from move to move (the
+state reached is looked up in the table) until it fills up, and the start clock searches the initial
+state. A proven win is played at once.
+
+Time: each search runs in batches of iterations, sized to a few hundredths of a second, until the
+deadline less ``margin`` and the longest batch so far. The kernels are compiled once per installation
+(:func:`warm_up`, which ``make`` and the player server's worker processes call before any clock).
+
+Games the search cannot take (no network within the budgets of ``engine="auto"``, or too large for a
+tree of the player's room) are played by the :class:`gdl.players.mcts.MctsPlayer`; GDL-II games by the
+:class:`gdl.players.hyperplay.HyperPlayer`.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import resource
+import threading
+import time
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+
+from gdl.engines import AUTO_MAX_SECONDS, build_compiled
+from gdl.engines.base import goal_value
+from gdl.engines.compiled import CompiledReasoner
+from gdl.errors import GameTooLargeError
+from gdl.game import Game, State
+from gdl.ground.grounding import term_of
+from gdl.players.base import Player, at_least
+from gdl.players.hyperplay import HyperPlayer
+from gdl.players.mcts import MctsPlayer
+from gdl.players.uct.tree import EDGE_BYTES, NODE_BYTES, Edge, Tree
+from gdl.syntax.model import Term
+from gdl.views import View, plays_with_views
+
+logger = logging.getLogger(__name__)
+
+#: What the MAST statistics keep from one move to the next.
+MAST_FADE = 0.5
+#: The wall-clock seconds one batch of iterations aims at: short enough to stop near the deadline.
+BATCH_SECONDS = 0.02
+
+
+class UctPlayer(Player):
+    """MCTS in native code: decoupled UCT, transpositions, MCTS-Solver, tree reuse (see the module doc).
+
+    Options: ``c`` (float) the UCB1 exploration constant for rewards in [0, 1]; ``greed`` (float, 0 to
+    1) how often a playout move is the better of two drawn by their MAST means (default 0: uniform
+    playouts; 0.5 lost 4 of 4 connectfour matches to uniform ones); ``memory`` (int, MB)
+    the room of the tree; ``margin`` (float, seconds) kept free before each deadline; ``ponder`` (int, 0
+    or 1) whether to search on between a reply and the next message; ``iterations``
+    (int) stops each search after about that many iterations (the clock still applies); ``seed`` (int)
+    makes a search bounded by iterations reproducible.
+    """
+
+    name = "uct"
+
+    def __init__(
+        self,
+        c: float = 0.7,
+        greed: float = 0.0,
+        memory: int = 384,
+        margin: float = 0.15,
+        ponder: int = 1,
+        iterations: int | None = None,
+        seed: int | None = None,
+    ) -> None:
+        at_least("uct", "c", c, 0)
+        at_least("uct", "greed", greed, 0)
+        if greed > 1:
+            raise ValueError(f"uct greed must be at most 1, got {greed:g}")
+        self.greed = greed
+        at_least("uct", "memory", memory, 16)
+        at_least("uct", "margin", margin, 0)
+        at_least("uct", "iterations", iterations, 1)
+        self.c = c
+        self.memory = memory
+        self.margin = margin
+        self.iterations = iterations
+        self.ponder = bool(ponder) and iterations is None
+        self.rng = random.Random(seed)
+        self._pondering: threading.Thread | None = None
+        self._quiet = threading.Event()
+        self._tree: Tree | None = None
+        self._terms: list[tuple[int, Term]] = []
+        self._compiled: CompiledReasoner | None = None
+        self._fallback: Player | None = None
+        self._spare_player: MctsPlayer | None = None
+
+    def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
+        begun = time.monotonic()
+        self._stop_pondering()
+        super().start(game, role, start_clock, play_clock)
+        self._index = game.roles.index(role)
+        self._chance = game.roles.index(game.chance_role) if game.chance_role is not None else -1
+        self._tree = None
+        self._fallback = None
+        self._spare_player = None
+        if plays_with_views(game):
+            self._fallback = HyperPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
+        else:
+            self._tree = self._make_tree(game, start_clock)
+            if self._tree is None:
+                self._fallback = MctsPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
+        if self._fallback is not None:
+            self._fallback.start(game, role, max(0.0, start_clock - (time.monotonic() - begun)), play_clock)
+            return
+        # The start clock searches the initial state: its tree is kept for the first move.
+        root, _ = self._think(self.game.initial_state(), begun + 0.9 * start_clock - self.margin)
+        if self.ponder and root >= 0:
+            self._start_pondering(root)
+
+    def _make_tree(self, game: Game, start_clock: float) -> Tree | None:
+        """The search tree over the game's native kernel, or None when the game has no network within
+        the budgets (then the fallback plays)."""
+        compiled = game.reasoner
+        if not isinstance(compiled, CompiledReasoner):
+            try:
+                compiled = build_compiled(game.checked, min(AUTO_MAX_SECONDS, start_clock / 2))
+            except GameTooLargeError as problem:
+                logger.warning("uct: %s; playing as mcts", problem)
+                return None
+        warm_up()
+        try:
+            kernel = self._kernel = compiled.kernels.of(compiled.initial())
+        except ValueError as problem:  # a network too large for the native kernel's array
+            logger.warning("uct: %s; playing as mcts", problem)
+            return None
+        net = compiled.net
+        roles = len(net.roles)
+        words = (len(net.fluents) + 63) // 64
+        node_bytes = NODE_BYTES + 8 * words + (8 + 8 + 4) * roles + 2 * 4
+        # Room for the nodes and for about eight edges a node (breakthrough's trees have seven), in one
+        # budget.
+        budget = tree_budget(self.memory << 20)
+        nodes = max(1024, budget // (node_bytes + 8 * EDGE_BYTES))
+        edges = max(1024, (budget - nodes * node_bytes) // EDGE_BYTES)
+        self._compiled = compiled
+        self._terms = [
+            (role, term_of(move)) for role, entries in enumerate(net.legal) for move, _ in entries
+        ]
+        try:
+            return Tree(kernel, goal_values(compiled), int(nodes), int(edges), self.rng.randrange(1 << 62))
+        except MemoryError:
+            logger.warning("uct: no room for a tree of %d MB; playing as mcts", budget >> 20)
+            return None
+
+    def play(self, state: State, deadline: float) -> Term:
+        self._stop_pondering()
+        if self._fallback is not None:
+            move = self._fallback.play(state, deadline)
+            self._info = self._fallback.info()
+            return move
+        root, done = self._think(state, deadline - self.margin)
+        if root < 0:  # a state the tree cannot take: the plain search plays it
+            return self._spare().play(state, deadline)
+        assert self._tree is not None
+        tree = self._tree
+        edges = tree.edges(root, self._index) if tree.expanded(root) else []
+        if not edges:
+            return state.legal_moves(self.role)[0]
+        best = choose(edges, tree.value(root, self._index) if tree.solved(root) else None)
+        self._info = {
+            "iterations": done,
+            "nodes": int(tree.meta[0]),
+            "visits": best.visits,
+            "value": round(100 * (best.proven if best.proven is not None else best.mean), 1),
+            **({"proven": True} if best.proven is not None else {}),
+        }
+        if self.ponder:
+            # Where this player alone chooses, the state its move leads to is where the game goes on.
+            self._start_pondering(best.child if best.child >= 0 else root)
+        return self._terms[best.output][1]
+
+    def _spare(self) -> MctsPlayer:
+        """The :class:`MctsPlayer` that plays the states the tree cannot take (made on first use)."""
+        if self._spare_player is None:
+            self._spare_player = MctsPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
+            self._spare_player.start(self.game, self.role, 0.0, self.play_clock)
+        return self._spare_player
+
+    def _start_pondering(self, node: int) -> None:
+        """Search on from ``node`` in a thread (the kernels release the interpreter lock) until the next
+        call, or a play clock from now at most: the time between this reply and the next message is the
+        player's too (the server counts it in the CPU time it allows)."""
+        tree = self._tree
+        if tree is None or tree.solved(node):
+            return
+        until = time.monotonic() + self.play_clock
+        self._quiet.clear()
+
+        def ponder() -> None:
+            root = tree.root(tree.state(node))
+            if root >= 0:
+                self._search(tree, root, until, self._quiet)
+
+        self._pondering = threading.Thread(target=ponder, name="uct-ponder", daemon=True)
+        self._pondering.start()
+
+    def _stop_pondering(self) -> None:
+        """End the search between moves (within one batch of iterations)."""
+        if self._pondering is not None:
+            self._quiet.set()
+            self._pondering.join()
+            self._pondering = None
+
+    def _think(self, state: State, stop_at: float) -> tuple[int, int]:
+        """Search from ``state`` until ``stop_at`` (or ``iterations``, or a proof); its node and the
+        iterations run."""
+        tree = self._tree
+        assert tree is not None and self._compiled is not None
+        if tree.used > 0.5:  # a fresh tree rather than one that fills up during the search
+            tree.clear()
+        tree.fade(MAST_FADE)
+        bits = self._compiled.from_fluents(state.fluents())
+        if self._compiled.kernels.of(bits) is not self._kernel:
+            return -1, 0  # a state no match reaches, outside what the network was folded for
+        root = tree.root(bits)
+        if root < 0:
+            tree.clear()
+            root = tree.root(bits)
+        return root, self._search(tree, root, stop_at) if root >= 0 else 0
+
+    def _search(self, tree: Tree, root: int, stop_at: float, quiet: threading.Event | None = None) -> int:
+        """Search from ``root`` (the network in its state) until ``stop_at``, ``iterations``, a proof or
+        ``quiet``; the iterations run. Batches of iterations aim at :data:`BATCH_SECONDS` each, and the
+        search stops when the longest batch so far would overrun ``stop_at``."""
+        done = 0
+        batch = 16
+        longest = 0.0
+        while self.iterations is None or done < self.iterations:
+            now = time.monotonic()
+            if now + longest >= stop_at or tree.solved(root) or (quiet is not None and quiet.is_set()):
+                break
+            wanted = batch if self.iterations is None else min(batch, self.iterations - done)
+            ran = tree.search(root, wanted, self._chance, self.c, self.greed)
+            done += ran
+            took = time.monotonic() - now
+            longest = max(longest, took)
+            # The next batch aims at BATCH_SECONDS, and no more than the time left allows.
+            per = took / max(ran, 1)
+            left = stop_at - time.monotonic()
+            batch = int(max(1, min(2 * batch, BATCH_SECONDS / max(per, 1e-9), left / 2 / max(per, 1e-9))))
+        return done
+
+    def stop(self, state: State) -> None:
+        self._stop_pondering()
+        if self._fallback is not None:
+            self._fallback.stop(state)
+        self._tree = None
+
+    def play_view(self, view: View, deadline: float) -> Term:
+        if self._fallback is None:
+            return super().play_view(view, deadline)
+        move = self._fallback.play_view(view, deadline)
+        self._info = self._fallback.info()
+        return move
+
+    def stop_view(self, view: View) -> None:
+        self._stop_pondering()
+        if self._fallback is not None:
+            self._fallback.stop_view(view)
+        self._tree = None
+
+
+def choose(edges: list[Edge], proven: float | None) -> Edge:
+    """The move to play among a root's ``edges`` (``proven``: the root's value, once proven): the one
+    that attains a proven value; else the most visited of those not proven worse than another move
+    (a proven child at least as good as every unproven one's mean is played)."""
+    if proven is not None:
+        return max(edges, key=lambda e: (e.proven is not None and e.proven >= proven, e.visits))
+    best_proven = max((e.proven for e in edges if e.proven is not None), default=-1.0)
+    open_edges = [e for e in edges if e.proven is None and e.visits > 0]
+    if best_proven >= max((e.mean for e in open_edges), default=-1.0):
+        return max(edges, key=lambda e: (e.proven == best_proven, e.visits))
+    return max(open_edges, key=lambda e: (e.visits, e.mean))
+
+
+def tree_budget(wanted: int) -> int:
+    """The bytes the tree may take: ``wanted``, or half the address space this process has left under
+    its limit (a worker of the player server has one, :mod:`gdl.workers`) if that is less."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    try:
+        with open("/proc/self/statm") as statm:
+            used = int(statm.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return wanted
+    return max(1 << 20, min(wanted, (soft - used) // 2))
+
+
+def goal_values(compiled: CompiledReasoner) -> npt.NDArray[np.float64]:
+    """The value of each goal output of the network, role after role (0 for a value that is no number
+    from 0 to 100)."""
+    values = [goal_value((term_of(value),)) for entries in compiled.net.goals for value, _ in entries]
+    return np.array([value or 0 for value in values], dtype=np.float64)
+
+
+@cache
+def warm_up() -> float:
+    """Compile (or load from numba's cache) the search kernels and run them once on the smallest game;
+    the seconds it took (the first call only)."""
+    from gdl.check import check_text
+    from gdl.engines.warm import WARM_UP_GAME
+    from gdl.engines.warm import warm_up as warm_engines
+
+    started = time.perf_counter()
+    warm_engines()
+    checked = check_text(WARM_UP_GAME).checked
+    assert checked is not None
+    compiled = CompiledReasoner(checked)
+    tree = Tree(compiled.kernel, goal_values(compiled), 64, 256, 1)
+    tree.search(tree.root(compiled.initial()), 4, greed=0.5)
+    return time.perf_counter() - started

@@ -1,0 +1,176 @@
+"""The uct player's search tree: nodes and edges in numpy arrays, a transposition table keyed by the
+state, searched by the numba kernels of :mod:`gdl.players.uct.kernel`.
+
+A node is a state (packed bits of the native kernel's base propositions), found through an
+open-addressing table by the state's hash; it has a visit count, flags (terminal, proven, expanded),
+each role's value in [0, 1] once proven, and, once expanded, each role's legal moves as a run of
+edges. An edge holds a legal output of the kernel, how often its role chose it at the node, the sum of
+that role's rewards, and the child it led to when one role alone chooses at the node (or none does:
+the solver reads those). Children of a node where several roles choose at once are found by state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gdl.engines.native import Kernel
+from gdl.engines.native_layout import BASES, LEGAL_LITS, LEGAL_STARTS, ROLES, SIZES, STATE_IN
+from gdl.players.uct.layout import EDGES_USED, EXPANDED, FULL, NODES_USED, RANDOM, SOLVED, TERMINAL_NODE
+
+#: Bytes a node and an edge take in the arrays (besides the packed state and per-role entries).
+NODE_BYTES = 8 + 1 + 8 + 4 + 1
+EDGE_BYTES = 4 + 4 + 8 + 4
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One role's move at a node: the kernel's legal output, its visits, its mean reward, and the value
+    of its child for that role when the child is proven (else None)."""
+
+    output: int
+    visits: int
+    mean: float
+    proven: float | None
+    #: The node it led to (-1: unknown; known where one role alone chooses).
+    child: int = -1
+
+
+class Tree:
+    """A search tree over a copy of ``kernel``'s network (see the module doc), of at most ``nodes``
+    nodes and ``edges`` edges; ``goal_values`` holds the value of each of the kernel's goal outputs."""
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        goal_values: npt.NDArray[np.float64],
+        nodes: int,
+        edges: int,
+        seed: int,
+        playout_limit: int = 2_000,
+    ) -> None:
+        self.data = kernel.data.copy()
+        sizes = kernel.section(SIZES)
+        self.roles = int(sizes[ROLES])
+        bases = int(sizes[BASES])
+        self.words = max(1, (bases + 63) // 64)
+        self.legal_starts = [int(x) for x in kernel.section(LEGAL_STARTS)]
+        self.goal_values = goal_values
+        start, end = int(self.data[STATE_IN]), int(self.data[STATE_IN + 1])
+        self._state_in = self.data[start:end].view(np.uint8)
+        roles = self.roles
+        table = 1 << max(4, (2 * nodes - 1).bit_length())
+        self.arrays = (
+            np.full(table, -1, dtype=np.int32),  # the transposition table: node or -1
+            np.zeros((nodes, self.words), dtype=np.uint64),  # each node's packed state
+            np.zeros(nodes, dtype=np.uint8),  # flags
+            np.zeros(nodes, dtype=np.int64),  # visits
+            np.zeros((nodes, roles), dtype=np.float64),  # each role's proven value
+            np.zeros(nodes, dtype=np.int8),  # the role whose edges hold the children, or SIMULTANEOUS
+            np.zeros((nodes, roles), dtype=np.int64),  # each role's first edge
+            np.zeros((nodes, roles), dtype=np.int32),  # each role's number of edges
+            np.zeros(edges, dtype=np.int32),  # the edge's legal output
+            np.zeros(edges, dtype=np.int32),  # visits
+            np.zeros(edges, dtype=np.float64),  # sum of rewards
+            np.zeros(edges, dtype=np.int32),  # child, or -1
+            np.array([0, 0, 0, seed | 1], dtype=np.int64),  # NODES_USED, EDGES_USED, FULL, RANDOM
+        )
+        self.scratch = (
+            np.zeros(self.words, dtype=np.uint64),
+            np.zeros(roles, dtype=np.int32),
+            np.zeros(roles, dtype=np.int32),
+            np.zeros(roles, dtype=np.int32),
+            np.zeros(roles, dtype=np.float64),
+        )
+        #: One row per level of a descent: the node, then each role's edge.
+        self.path = np.zeros((4096, 1 + roles), dtype=np.int64)
+        #: The most moves of a playout (a game that runs longer scores its goals where a playout stops).
+        self.playout_limit = playout_limit
+        outputs = len(kernel.section(LEGAL_LITS))
+        #: MAST: each legal output's sum of rewards and count over the iterations that played it, and the
+        #: record of a playout's moves.
+        self.mast = (
+            np.zeros(outputs, dtype=np.float64),
+            np.zeros(outputs, dtype=np.float64),
+            np.zeros(playout_limit * roles, dtype=np.int32),
+        )
+        self.table, self.states, self.flags, self.visits, self.values = self.arrays[:5]
+        self.first, self.counts = self.arrays[6:8]
+        self.moves, self.edge_visits, self.edge_sums, self.children, self.meta = self.arrays[8:]
+
+    @property
+    def used(self) -> float:
+        """The share of the tree's room in use (nodes or edges, whichever is fuller)."""
+        nodes, edges = int(self.meta[NODES_USED]), int(self.meta[EDGES_USED])
+        return max(nodes / len(self.states), 2 * nodes / len(self.table), edges / len(self.moves))
+
+    def clear(self) -> None:
+        """Forget every node."""
+        self.table.fill(-1)
+        self.meta[NODES_USED] = self.meta[EDGES_USED] = self.meta[FULL] = 0
+
+    def root(self, state: int) -> int:
+        """The node of ``state`` (a bitset of base propositions), found or added, with the network brought
+        to it; -1 when the tree is full."""
+        self._state_in[:] = np.frombuffer(state.to_bytes(len(self._state_in), "little"), dtype=np.uint8)
+        return int(_kernels().set_root(self.data, self.arrays, self.goal_values, self.scratch))
+
+    def search(
+        self, root: int, iterations: int, chance: int = -1, exploration: float = 0.7, greed: float = 0.0
+    ) -> int:
+        """Up to ``iterations`` iterations from ``root`` (fewer once it is proven); how many ran.
+        ``chance``: the role of nature (-1: none); ``exploration``: UCB1's constant; ``greed``: how
+        often a playout's move is the better of two by MAST rather than the first drawn."""
+        return int(
+            _kernels().search(
+                self.data, self.arrays, self.goal_values, self.scratch, self.path, self.mast, root,
+                iterations, chance, exploration, greed, self.playout_limit,
+            )
+        )
+
+    def fade(self, factor: float) -> None:
+        """Scale the MAST statistics by ``factor``: what earlier moves taught weighs less."""
+        for statistics in self.mast[:2]:
+            np.multiply(statistics, factor, out=statistics)
+
+    def state(self, node: int) -> int:
+        """The state of ``node``, as a bitset of base propositions."""
+        return int.from_bytes(self.states[node].tobytes(), "little")
+
+    def solved(self, node: int) -> bool:
+        return bool(self.flags[node] & SOLVED)
+
+    def terminal(self, node: int) -> bool:
+        return bool(self.flags[node] & TERMINAL_NODE)
+
+    def value(self, node: int, role: int) -> float:
+        """The proven value of ``node`` for ``role`` (meaningful once it is proven)."""
+        return float(self.values[node, role])
+
+    def edges(self, node: int, role: int) -> list[Edge]:
+        """The edges of ``role`` at an expanded ``node``, in the order of the legal outputs."""
+        start, count = int(self.first[node, role]), int(self.counts[node, role])
+        found = []
+        for e in range(start, start + count):
+            visits = int(self.edge_visits[e])
+            child = int(self.children[e])
+            proven = float(self.values[child, role]) if child >= 0 and self.flags[child] & SOLVED else None
+            mean = float(self.edge_sums[e]) / visits if visits else 0.0
+            found.append(Edge(int(self.moves[e]), visits, mean, proven, child))
+        return found
+
+    def expanded(self, node: int) -> bool:
+        return bool(self.flags[node] & EXPANDED)
+
+    def reseed(self, seed: int) -> None:
+        self.meta[RANDOM] = seed | 1
+
+
+def _kernels() -> Any:
+    """The module of the search kernels (importing numba, and loading or compiling them, on first use)."""
+    from gdl.players.uct import kernel
+
+    return kernel

@@ -1,0 +1,321 @@
+"""The uct player: its native tree search (solver, transpositions, reuse) and its play."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support.games import DOMINANT, board
+from support.timing import NEVER, slack
+
+import gdl
+from gdl.engines.compiled import CompiledReasoner
+from gdl.errors import GameTooLargeError
+from gdl.game import Game, State
+from gdl.players import make_player
+from gdl.players.hyperplay import HyperPlayer
+from gdl.players.mcts import MctsPlayer
+from gdl.players.uct import UctPlayer, warm_up
+from gdl.players.uct import player as uct_module
+from gdl.players.uct.player import choose, goal_values
+from gdl.players.uct.tree import Edge, Tree
+
+GAMES = Path(__file__).resolve().parent.parent / "games"
+
+
+@pytest.fixture(scope="module")
+def tictactoe() -> Game:
+    warm_up()
+    return gdl.load(GAMES / "tictactoe.kif")
+
+
+def tree_of(game: Game, nodes: int = 20_000, edges: int = 200_000) -> tuple[Tree, CompiledReasoner]:
+    reasoner = game.reasoner
+    assert isinstance(reasoner, CompiledReasoner)
+    return Tree(reasoner.kernel, goal_values(reasoner), nodes, edges, 7), reasoner
+
+
+def root_of(tree: Tree, reasoner: CompiledReasoner, state: State) -> int:
+    return tree.root(reasoner.from_fluents(state.fluents()))
+
+
+def started(spec: str, game: Game, role: str, clock: float = 5.0) -> UctPlayer:
+    player = make_player(spec)
+    assert isinstance(player, UctPlayer)
+    player.start(game, role, clock, clock)
+    return player
+
+
+# -- the tree and its solver --------------------------------------------------------------------------
+
+
+def test_solver_proves_a_won_position_and_its_winning_move(tictactoe: Game) -> None:
+    # x to move: (mark 1 3) wins at once, and x also has a fork after other moves.
+    state = board(tictactoe, ["xx.", "oo.", "..."], "xplayer")
+    tree, reasoner = tree_of(tictactoe)
+    root = root_of(tree, reasoner, state)
+    tree.search(root, 100_000)
+    assert tree.solved(root)
+    assert tree.value(root, 0) == 1.0 and tree.value(root, 1) == 0.0
+    winning = [e for e in tree.edges(root, 0) if e.proven == 1.0]
+    assert winning, "a proven win has a proven winning move"
+    best = choose(tree.edges(root, 0), tree.value(root, 0))
+    assert best.proven == 1.0
+
+
+def test_solver_proves_a_lost_position_for_the_side_to_move(tictactoe: Game) -> None:
+    # x has a fork (two open lines) and o to move can block only one.
+    state = board(tictactoe, ["x.x", ".o.", "x.o"], "oplayer")
+    tree, reasoner = tree_of(tictactoe)
+    root = root_of(tree, reasoner, state)
+    tree.search(root, 200_000)
+    assert tree.solved(root)
+    assert (tree.value(root, 0), tree.value(root, 1)) == (1.0, 0.0)
+    assert all(e.proven == 0.0 for e in tree.edges(root, 1))
+
+
+def test_solver_proofs_agree_with_minimax(tictactoe: Game) -> None:
+    """Positions four to six marks in: those the search proves have minimax's exact value."""
+    rng = random.Random(11)
+    proven = 0
+    for _ in range(12):
+        state = tictactoe.initial_state()
+        for _ in range(rng.randrange(4, 7)):
+            state = state.next({role: rng.choice(state.legal_moves(role)) for role in tictactoe.roles})
+            if state.is_terminal():
+                break
+        if state.is_terminal():
+            continue
+        mover = next(r for r in tictactoe.roles if len(state.legal_moves(r)) > 1)
+        tree, reasoner = tree_of(tictactoe)
+        root = root_of(tree, reasoner, state)
+        tree.search(root, 200_000)
+        if not tree.solved(root):
+            continue
+        minimax = make_player("minimax")
+        minimax.start(tictactoe, mover, NEVER, NEVER)
+        minimax.play(state, time.monotonic() + NEVER)
+        assert minimax.info()["exact"] is True
+        assert 100 * tree.value(root, tictactoe.roles.index(mover)) == minimax.info()["value"]
+        proven += 1
+    assert proven >= 6
+
+
+def test_a_state_reached_by_two_move_orders_is_one_node(tictactoe: Game) -> None:
+    tree, reasoner = tree_of(tictactoe)
+    start = tictactoe.initial_state()
+    first = start.next({"xplayer": "(mark 1 1)", "oplayer": "noop"}).next(
+        {"xplayer": "noop", "oplayer": "(mark 2 2)"}
+    ).next({"xplayer": "(mark 3 3)", "oplayer": "noop"})
+    second = start.next({"xplayer": "(mark 3 3)", "oplayer": "noop"}).next(
+        {"xplayer": "noop", "oplayer": "(mark 2 2)"}
+    ).next({"xplayer": "(mark 1 1)", "oplayer": "noop"})
+    root = root_of(tree, reasoner, start)
+    tree.search(root, 20_000)
+    used = int(tree.meta[0])
+    node = root_of(tree, reasoner, first)
+    assert node == root_of(tree, reasoner, second)
+    assert int(tree.meta[0]) == used, "the search had found the state: no node was added"
+    assert tree.visits[node] > 0
+
+
+def test_the_kernels_legal_moves_are_the_reasoners(tictactoe: Game) -> None:
+    """The edges at a node are the role's legal moves as the game says them, in the same order."""
+    player = UctPlayer(iterations=50, seed=1)
+    player.start(tictactoe, "xplayer", 30, 30)
+    tree = player._tree
+    assert tree is not None
+    rng = random.Random(3)
+    state = tictactoe.initial_state()
+    compared = 0
+    while not state.is_terminal():
+        node = root_of(tree, player._compiled, state)  # type: ignore[arg-type]
+        tree.search(node, 50)
+        for index, role in enumerate(tictactoe.roles):
+            moves = [player._terms[e.output][1] for e in tree.edges(node, index)]
+            assert sorted(map(str, moves)) == sorted(map(str, state.legal_moves(role)))
+            compared += 1
+        state = state.next({role: rng.choice(state.legal_moves(role)) for role in tictactoe.roles})
+    assert compared >= 10
+
+
+def test_choose_prefers_a_proven_value_to_weaker_means() -> None:
+    edges = [Edge(0, 900, 0.4, None), Edge(1, 50, 0.5, 0.5), Edge(2, 40, 0.0, 0.0)]
+    assert choose(edges, None).output == 1
+    edges = [Edge(0, 900, 0.7, None), Edge(1, 50, 0.5, 0.5), Edge(2, 40, 0.0, 0.0)]
+    assert choose(edges, None).output == 0
+    assert choose([Edge(0, 10, 0.2, 0.0), Edge(1, 5, 0.9, 1.0)], 1.0).output == 1
+
+
+# -- the player -----------------------------------------------------------------------------------------
+
+
+def test_uct_plays_a_proven_win_at_once(tictactoe: Game) -> None:
+    state = board(tictactoe, ["xx.", "oo.", "..."], "xplayer")
+    player = started("uct:seed=1", tictactoe, "xplayer", clock=0.5)
+    begun = time.monotonic()
+    assert str(player.play(state, begun + 60)) == "(mark 1 3)"
+    assert time.monotonic() - begun < 30, "a proven win ends the search long before the deadline"
+    assert player.info()["proven"] is True
+
+
+def test_uct_reuses_its_tree_for_the_state_reached(tictactoe: Game) -> None:
+    player = started("uct:iterations=2000,seed=2", tictactoe, "xplayer", clock=30)
+    state = tictactoe.initial_state()
+    move = player.play(state, time.monotonic() + NEVER)
+    tree = player._tree
+    assert tree is not None
+    after = state.next({"xplayer": move, "oplayer": "noop"})
+    reached = after.next({"xplayer": "noop", "oplayer": after.legal_moves("oplayer")[0]})
+    used = int(tree.meta[0])
+    node = root_of(tree, player._compiled, reached)  # type: ignore[arg-type]
+    assert node < used and tree.visits[node] > 0  # found, with the statistics of the earlier search
+
+
+def test_uct_decoupled_selection_finds_dominant_simultaneous_moves() -> None:
+    game = gdl.parse(DOMINANT)
+    for role, best in (("row", "a"), ("column", "l")):
+        player = started("uct:iterations=300,seed=2", game, role)
+        assert str(player.play(game.initial_state(), time.monotonic() + NEVER)) == best
+
+
+def test_uct_answers_before_its_deadline(tictactoe: Game) -> None:
+    player = started("uct:margin=0.05", tictactoe, "oplayer", clock=0.01)
+    state = tictactoe.initial_state().next({"xplayer": "(mark 1 1)", "oplayer": "noop"})
+    begun = time.monotonic()
+    player.play(state, begun + 0.3)
+    assert time.monotonic() - begun < 0.3 + slack(0.5)  # the deadline, late only by the load
+    assert player.info()["iterations"] > 0
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    name=st.sampled_from(["tictactoe.kif", "nim.kif", "rps.kif", "buttons.kif", "dice.kif"]),
+    seed=st.integers(0, 2**16),
+)
+def test_uct_plays_legal_moves_to_the_end_of_random_matches(name: str, seed: int) -> None:
+    game = gdl.load(GAMES / name)
+    if game.has_percepts:
+        return
+    rng = random.Random(seed)
+    spec = f"uct:seed={seed},iterations=200"
+    players = {role: started(spec, game, role, clock=0.2) for role in game.players}
+    state = game.initial_state()
+    moves = 0
+    while not state.is_terminal():
+        joint = {}
+        for role in game.roles:
+            if role in players and rng.random() < 0.5:
+                joint[role] = players[role].play(state, time.monotonic() + 0.2)
+                assert joint[role] in state.legal_moves(role)
+            else:
+                joint[role] = rng.choice(state.legal_moves(role))
+        state = state.next(joint)
+        moves += 1
+    assert moves > 0
+
+
+def test_uct_falls_back_to_mcts_without_a_network(
+    tictactoe: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def too_large(*_: object) -> CompiledReasoner:
+        raise GameTooLargeError("too large for this test")
+
+    game = gdl.load(GAMES / "tictactoe.kif", engine="datalog")
+    monkeypatch.setattr(uct_module, "build_compiled", too_large)
+    player = started("uct:seed=1", game, "xplayer", clock=0.2)
+    assert isinstance(player._fallback, MctsPlayer)
+    state = board(game, ["xx.", "oo.", "..."], "xplayer")
+    assert str(player.play(state, time.monotonic() + 0.5)) == "(mark 1 3)"
+
+
+def test_uct_leaves_games_with_percepts_to_hyperplay() -> None:
+    game = gdl.load(GAMES / "montyhall.kif")
+    player = started("uct:seed=1", game, game.players[0], clock=0.2)
+    assert isinstance(player._fallback, HyperPlayer)
+
+
+def test_uct_ponders_between_moves_and_stops_at_the_next_call(tictactoe: Game) -> None:
+    player = UctPlayer(seed=4)
+    player.start(tictactoe, "xplayer", 0.01, 5.0)  # too short a start clock to search much
+    state = tictactoe.initial_state()
+    player.play(state, time.monotonic() + 0.3)
+    thinking = player._pondering
+    assert thinking is not None and thinking.is_alive()
+    tree = player._tree
+    assert tree is not None
+    before = int(tree.visits.sum())
+    time.sleep(0.3)
+    player.stop(state)
+    assert player._pondering is None and not thinking.is_alive()
+    assert int(tree.visits.sum()) > before
+
+
+def test_the_tree_fits_in_the_address_space_a_worker_has_left() -> None:
+    import resource
+
+    if not Path("/proc/self/statm").exists():
+        pytest.skip("no /proc/self/statm: the tree takes the memory option as it is")
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm") as statm:
+        used = int(statm.read().split()[0]) * resource.getpagesize()
+    assert uct_module.tree_budget(100 << 20) == 100 << 20 or soft != resource.RLIM_INFINITY
+    resource.setrlimit(resource.RLIMIT_AS, (used + (200 << 20), hard))
+    try:
+        assert uct_module.tree_budget(1 << 30) <= 100 << 20
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+#: ``flag`` holds in every reachable state (the network is folded on it); a state without it is
+#: unreachable, and its goals differ.
+FOLDED = """
+(role r)
+(init flag) (init (count 0))
+(choice a) (choice b)
+(<= (legal r (pick ?x)) (choice ?x))
+(<= (next flag) (true flag))
+(<= (next (count 1)) (true (count 0)))
+(<= (next (picked ?x)) (does r (pick ?x)))
+(<= terminal (true (count 1)))
+(<= (goal r 100) (true (picked a)) (true flag))
+(<= (goal r 50) (true (picked a)) (not (true flag)))
+(<= (goal r 0) (true (picked b)))
+"""
+
+
+def test_uct_plays_an_unreachable_state_with_the_plain_search() -> None:
+    game = gdl.parse(FOLDED)
+    reasoner = game.reasoner
+    assert isinstance(reasoner, CompiledReasoner) and reasoner.kernels.mask != 0
+    player = started("uct:seed=5,iterations=100", game, "r", clock=0.2)
+    assert str(player.play(game.initial_state(), time.monotonic() + NEVER)) == "(pick a)"
+    assert player._spare_player is None
+    assert str(player.play(game.state(["(count 0)"]), time.monotonic() + 1)) == "(pick a)"
+    assert player._spare_player is not None
+
+
+def test_uct_falls_back_to_mcts_when_the_network_is_too_large_for_the_kernel(
+    tictactoe: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gdl.engines.folding import FoldedKernels
+
+    original = FoldedKernels.of
+    calls = []
+
+    def too_large_once(kernels: FoldedKernels, state: int) -> object:
+        """The first call (uct's) fails as flattening a too large network does; mcts's then succeed."""
+        calls.append(state)
+        if len(calls) == 1:
+            raise ValueError("network too large for the native kernel (test)")
+        return original(kernels, state)
+
+    monkeypatch.setattr(FoldedKernels, "of", too_large_once)
+    player = started("uct:seed=1", tictactoe, "xplayer", clock=0.2)
+    assert isinstance(player._fallback, MctsPlayer)
+    state = board(tictactoe, ["xx.", "oo.", "..."], "xplayer")
+    assert str(player.play(state, time.monotonic() + 0.5)) == "(mark 1 3)"
