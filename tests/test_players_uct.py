@@ -16,9 +16,11 @@ import gdl
 from gdl.engines.compiled import CompiledReasoner
 from gdl.errors import GameTooLargeError
 from gdl.game import Game, State
-from gdl.players import make_player
-from gdl.players.hyperplay import HyperPlayer
+from gdl.match import Match
+from gdl.players import equilibrium, make_player
+from gdl.players.equilibrium import EquilibriumPlayer
 from gdl.players.mcts import MctsPlayer
+from gdl.players.puzzles.player import PuzzlePlayer
 from gdl.players.uct import UctPlayer, warm_up
 from gdl.players.uct import player as uct_module
 from gdl.players.uct.player import choose, goal_values
@@ -233,10 +235,20 @@ def test_uct_falls_back_to_mcts_without_a_network(
     assert str(player.play(state, time.monotonic() + 0.5)) == "(mark 1 3)"
 
 
-def test_uct_leaves_games_with_percepts_to_hyperplay() -> None:
+def test_uct_leaves_games_with_percepts_to_the_equilibrium_player() -> None:
     game = gdl.load(GAMES / "montyhall.kif")
-    player = started("uct:seed=1", game, game.players[0], clock=0.2)
-    assert isinstance(player._fallback, HyperPlayer)
+    player = started("uct:seed=1", game, game.players[0], clock=5)
+    assert isinstance(player._fallback, EquilibriumPlayer) and player.info()["solved"]
+
+
+def test_uct_plays_a_puzzle_by_its_proven_plan_and_searches_a_puzzle_it_cannot_solve() -> None:
+    buttons = gdl.load(GAMES / "buttons.kif")
+    player = started("uct:seed=1", buttons, "robot", clock=5)
+    assert isinstance(player._fallback, PuzzlePlayer) and player.info()["proven"]
+    record = Match(buttons, {"robot": player}, start_clock=5, play_clock=2, isolate=False).run()
+    assert record.completed and record.goals["robot"] == 100
+    hopeless = started("uct:seed=1", buttons, "robot", clock=0.01)  # no time to solve: the search plays
+    assert hopeless._fallback is None and hopeless._tree is not None
 
 
 def test_uct_ponders_between_moves_and_stops_at_the_next_call(tictactoe: Game) -> None:

@@ -60,6 +60,11 @@ class PuzzlePlayer(Player):
             self._info = _figures(found)
             self._searchable = found.method != "none"
 
+    @property
+    def plan(self) -> PuzzlePlan | None:
+        """The plan the player follows (None when it has none)."""
+        return self._plan
+
     def play(self, state: State, deadline: float) -> Term:
         if not self._searchable:
             return self.fallback.play(state, deadline)

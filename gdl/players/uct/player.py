@@ -15,9 +15,12 @@ Time: each search runs in batches of iterations, sized to a few hundredths of a 
 deadline less ``margin`` and the longest batch so far. The kernels are compiled once per installation
 (:func:`warm_up`, which ``make`` and the player server's worker processes call before any clock).
 
-Games the search cannot take (no network within the budgets of ``engine="auto"``, or too large for a
-tree of the player's room) are played by the :class:`gdl.players.mcts.MctsPlayer`; GDL-II games by the
-:class:`gdl.players.hyperplay.HyperPlayer`.
+A puzzle (one role) is first solved in the start clock (:class:`gdl.players.puzzles.player.PuzzlePlayer`):
+a plan proven to reach the best goal is played as it is; otherwise the search plays. GDL-II games are
+played by the :class:`gdl.players.equilibrium.EquilibriumPlayer` (their extensive form solved at the
+start, hyperplay where it does not fit). Games the search cannot take (no network within the budgets of
+``engine="auto"``, or too large for a tree of the player's room) are played by the
+:class:`gdl.players.mcts.MctsPlayer`.
 """
 
 from __future__ import annotations
@@ -39,8 +42,9 @@ from gdl.errors import GameTooLargeError
 from gdl.game import Game, State
 from gdl.ground.grounding import term_of
 from gdl.players.base import Player, at_least
-from gdl.players.hyperplay import HyperPlayer
+from gdl.players.equilibrium import EquilibriumPlayer
 from gdl.players.mcts import MctsPlayer
+from gdl.players.puzzles.player import PuzzlePlayer
 from gdl.players.uct.tree import EDGE_BYTES, NODE_BYTES, Edge, Tree
 from gdl.syntax.model import Term
 from gdl.views import View, plays_with_views
@@ -51,6 +55,8 @@ logger = logging.getLogger(__name__)
 MAST_FADE = 0.5
 #: The wall-clock seconds one batch of iterations aims at: short enough to stop near the deadline.
 BATCH_SECONDS = 0.02
+#: The least time the puzzle solver keeps free before each deadline (its own default).
+PUZZLE_MARGIN = 0.5
 
 
 class UctPlayer(Player):
@@ -109,18 +115,31 @@ class UctPlayer(Player):
         self._fallback = None
         self._spare_player = None
         if plays_with_views(game):
-            self._fallback = HyperPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
+            self._fallback = EquilibriumPlayer(seed=self.rng.randrange(1 << 32))
+        elif len(game.roles) == 1 and self._solved_puzzle(game, role, start_clock, play_clock):
+            return
         else:
             self._tree = self._make_tree(game, start_clock)
             if self._tree is None:
                 self._fallback = MctsPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
         if self._fallback is not None:
             self._fallback.start(game, role, max(0.0, start_clock - (time.monotonic() - begun)), play_clock)
+            self._info = self._fallback.info()
             return
         # The start clock searches the initial state: its tree is kept for the first move.
         root, _ = self._think(self.game.initial_state(), begun + 0.9 * start_clock - self.margin)
         if self.ponder and root >= 0:
             self._start_pondering(root)
+
+    def _solved_puzzle(self, game: Game, role: str, start_clock: float, play_clock: float) -> bool:
+        """Whether the puzzle ``game`` is solved in the start clock (its proven plan is then played)."""
+        puzzle = PuzzlePlayer(margin=max(self.margin, PUZZLE_MARGIN), seed=self.rng.randrange(1 << 32))
+        puzzle.start(game, role, start_clock, play_clock)
+        if puzzle.plan is None or not puzzle.plan.proven:
+            return False
+        self._fallback = puzzle
+        self._info = puzzle.info()
+        return True
 
     def _make_tree(self, game: Game, start_clock: float) -> Tree | None:
         """The search tree over the game's native kernel, or None when the game has no network within
