@@ -17,7 +17,7 @@ from gdl.engines.compiled import CompiledReasoner
 from gdl.errors import GameTooLargeError
 from gdl.game import Game, State
 from gdl.match import Match
-from gdl.players import equilibrium, make_player
+from gdl.players import make_player
 from gdl.players.equilibrium import EquilibriumPlayer
 from gdl.players.mcts import MctsPlayer
 from gdl.players.puzzles.player import PuzzlePlayer
