@@ -94,7 +94,9 @@ def test_every_bundled_game_with_a_small_budget_is_honest(capsys: pytest.Capture
         status = main(["check", "--dynamic", "--json", str(path), *BUDGET])
         agrees(json.loads(capsys.readouterr().out), status, large.to_json())
         compared.append(path.stem)
-    assert compared == ["buttons", "dice", "kuhn", "leduc", "montyhall", "nim", "rps", "spoof", "tictactoe"]
+    assert compared == [
+        "buttons", "dice", "goofspiel", "kuhn", "leduc", "montyhall", "nim", "rps", "spoof", "tictactoe"
+    ]
 
 
 #: One corpus game in a process of its own: the JSON ``gdl check --dynamic --json --max-states 100
