@@ -71,6 +71,12 @@ def work(path: str, budget: float, max_states: int, engine: str, progress_file: 
     last = [0.0]
 
     def progress(states: int, seconds: float) -> None:
+        # Which solver is at work: the module that reports (gdl.retrograde..., or gdl.solve's search).
+        module = sys._getframe(1).f_globals.get("__name__", "")
+        at_work = "native" if module.startswith("gdl.retrograde") else "search"
+        if facts.get("path") != at_work:
+            facts["path"] = at_work
+            Path(progress_file + ".facts").write_text(json.dumps(facts), encoding="utf-8")
         if time.monotonic() - last[0] >= 1.0:  # the count so far, for the parent if the limit strikes
             last[0] = time.monotonic()
             Path(progress_file).write_text(f"{states}\n", encoding="utf-8")
@@ -79,6 +85,8 @@ def work(path: str, budget: float, max_states: int, engine: str, progress_file: 
         facts["roles"] = len(game.roles)
         facts["network"] = getattr(game.reasoner, "net", None) is not None
         facts["nature"] = game.chance_role is not None
+        # What the parent records if the process is ended by a limit.
+        Path(progress_file + ".facts").write_text(json.dumps(facts), encoding="utf-8")
         return solve(game, budget, max_states, progress=progress)
 
     if is_extensive_text(text, path):
@@ -95,11 +103,13 @@ def work(path: str, budget: float, max_states: int, engine: str, progress_file: 
         return record
     result = run.result
     notes = getattr(result, "notes", [])
-    if not path_taken:
+    if result.solved and not path_taken:
         path_taken = "native" if any("retrograde" in note for note in notes) else "search"
+    if path_taken:  # else the solver last at work, if any
+        record["path"] = path_taken
     record.update(states=int(result.states), exact=bool(result.solved), reason=result.reason)
     if result.solved:
-        record.update(status=SOLVED, value=dict(result.value), concept=result.concept, path=path_taken)
+        record.update(status=SOLVED, value=dict(result.value), concept=result.concept)
     elif result.states >= max_states:
         record.update(status=TOO_LARGE, reason=f"more than {max_states:,} reachable states")
     else:
@@ -150,15 +160,17 @@ def run_one(
         stdout = Path(out_path).read_text(encoding="utf-8", errors="replace").strip()
         stderr = Path(err_path).read_text(encoding="utf-8", errors="replace").strip()
         so_far = Path(progress_file).read_text().strip() if os.path.exists(progress_file) else "0"
+        facts_file = Path(progress_file + ".facts")
+        facts = json.loads(facts_file.read_text()) if facts_file.exists() else {}
     record: dict[str, Any] = {"file": Path(path).name}
     lines = stdout.splitlines()
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and lines:
         record.update(json.loads(lines[-1]))
     else:
-        record.update(states=int(so_far or 0), exact=False)
+        record.update(facts, states=int(so_far or 0), exact=False)
         signalled = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
         cpu = usage.ru_utime + usage.ru_stime
-        if signalled in (signal.SIGXCPU, signal.SIGKILL) and cpu >= cpu_limit - 1:
+        if signalled == signal.SIGXCPU or (signalled == signal.SIGKILL and cpu >= cpu_limit):
             record.update(status=CPU, reason=f"more than {cpu_limit} CPU-s")
         elif signalled == signal.SIGKILL and wall >= wall_limit:
             record.update(status=ERROR, reason=f"more than {wall_limit} s of wall-clock time")
@@ -272,12 +284,13 @@ def value_cell(record: dict[str, Any]) -> str:
 
 def result_cell(record: dict[str, Any], disagreeing: set[str]) -> str:
     status = record["status"]
-    if status == SOLVED:
-        cell = f"solved ({record['path']})"
-    elif status in (TOO_LARGE, CPU, MEMORY):
+    if status in (SOLVED, TOO_LARGE, CPU, MEMORY):
         cell = status
     else:
-        cell = f"{status}: {record.get('reason', '')}".replace("|", "\\|").replace("\n", " ")
+        reason = record.get("reason", "").removeprefix("not solved: ").split(" <State")[0]
+        cell = f"{status}: {reason}".replace("|", "\\|").replace("\n", " ")
+    if record.get("path"):
+        cell += f" ({record['path']})"
     if status != SOLVED and record.get("network") is False:
         cell += " [no network]"
     elif status != SOLVED and record.get("nature"):
