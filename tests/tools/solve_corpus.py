@@ -112,6 +112,8 @@ def work(path: str, budget: float, max_states: int, engine: str, progress_file: 
         record.update(status=SOLVED, value=dict(result.value), concept=result.concept)
     elif result.states >= max_states:
         record.update(status=TOO_LARGE, reason=f"more than {max_states:,} reachable states")
+    elif "would not fit" in result.reason:  # the native solver's refusal: its arrays would pass its memory
+        record.update(status=MEMORY)
     else:
         record.update(status=NOT_SOLVED)
     return record
@@ -284,7 +286,7 @@ def value_cell(record: dict[str, Any]) -> str:
 
 def result_cell(record: dict[str, Any], disagreeing: set[str]) -> str:
     status = record["status"]
-    if status in (SOLVED, TOO_LARGE, CPU, MEMORY):
+    if status in (SOLVED, TOO_LARGE, CPU) or (status == MEMORY and "would not fit" not in record["reason"]):
         cell = status
     else:
         reason = record.get("reason", "").removeprefix("not solved: ").split(" <State")[0]
