@@ -90,6 +90,7 @@ def work(path: str, budget: float, max_states: int, engine: str, progress_file: 
         return solve(game, budget, max_states, progress=progress)
 
     if is_extensive_text(text, path):
+        Path(progress_file + ".facts").write_text(json.dumps({"path": "extensive"}), encoding="utf-8")
         run = solve_game(text, path, engine, budget, max_states)
         path_taken = "extensive"
     else:
@@ -289,7 +290,7 @@ def result_cell(record: dict[str, Any], disagreeing: set[str]) -> str:
     if status in (SOLVED, TOO_LARGE, CPU) or (status == MEMORY and "would not fit" not in record["reason"]):
         cell = status
     else:
-        reason = record.get("reason", "").removeprefix("not solved: ").split(" <State")[0]
+        reason = record.get("reason", "").removeprefix("not solved: ").split(" <State")[0].rstrip(": ")
         cell = f"{status}: {reason}".replace("|", "\\|").replace("\n", " ")
     if record.get("path"):
         cell += f" ({record['path']})"
