@@ -205,7 +205,11 @@ def explore(
         if status == DONE:
             return found, ""
         if status in (GROW_STATES, GROW_EDGES):
-            states = 2 * found.capacity if status == GROW_STATES else found.capacity
+            states = found.capacity
+            if status == GROW_STATES:
+                states = 2 * states
+                if max_states is not None:  # no room past the states allowed (and a joint move's)
+                    states = min(states, max(found.capacity + found.capacity // 8, max_states + HEADROOM))
             edges = 2 * len(found.children) if status == GROW_EDGES else len(found.children)
             if status == GROW_STATES:  # the edges the states will have, at the branching so far
                 edges = max(edges, int(states * found.branching()))
@@ -237,6 +241,9 @@ def explored(found: Exploration) -> str:
     )
 
 
+#: The room for states past ``max_states`` an exploration's arrays keep: the successors of the joint
+#: moves in flight when the limit is reached.
+HEADROOM = 1 << 14
 #: The reason an exploration stopped at its time or state limit.
 OUT_OF_BUDGET = "not solved within budget"
 

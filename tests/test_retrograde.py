@@ -306,3 +306,11 @@ def test_a_table_grown_from_its_tags_holds_what_hashing_the_rows_again_gives(
     for number, row in enumerate(keys):
         slot = _find(keys, grown, np.uint64(_shift(grown)), row, np.uint64(_hash(row)))
         assert int(grown[slot]) & (2**NUMBER_BITS - 1) == number + 1
+
+
+def test_the_arrays_grow_no_further_than_the_state_limit_needs() -> None:
+    game = gdl.load(shared_path(CORPUS / "games/connectfour.kif"), engine="compiled")
+    found, stopped = retrograde.explore(game, game.initial_state(), float("inf"), 100_000, 1 << 32, None)
+    assert stopped == "not solved within budget" and int(found.counters[retrograde.STATES]) == 100_000
+    # Doubling would have made room for 131,072 states: the limit and a little headroom are enough.
+    assert found.capacity <= 100_000 + retrograde.HEADROOM < 131_072
