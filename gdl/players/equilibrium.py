@@ -24,7 +24,6 @@ import random
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
 
 from gdl.errors import GdlError
 from gdl.extensive.from_gdl import extensive_from_gdl
@@ -79,14 +78,13 @@ class EquilibriumPlayer(Player):
         self._rng = random.Random(seed)
         self._strategy: dict[str, dict[str, float]] | None = None
         self._fallback = HyperPlayer(seed=seed)
-        self._solution: dict[str, Any] = {}
 
     def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
         super().start(game, role, start_clock, play_clock)
         self._rng = random.Random(self.seed)
         began = time.monotonic()
         self._strategy = None
-        self._solution = {}
+        self._info = {}
         left = max(0.0, start_clock - self.margin)
         key = (game.checked.program, self.method, self.max_nodes)
         found = _kept.get(key)
@@ -97,7 +95,7 @@ class EquilibriumPlayer(Player):
                     tree, self.method, seconds=max(0.0, left - (time.monotonic() - began))
                 )
             except (GdlError, ValueError) as problem:
-                self._solution = {"solved": False, "reason": str(problem)}
+                self._info = {"solved": False, "reason": str(problem)}
             else:
                 offset = float(tree.goal_offset)
                 found = _kept[key] = _Solved(
@@ -110,13 +108,12 @@ class EquilibriumPlayer(Player):
             _kept.move_to_end(key)
         if found is not None:
             self._strategy = found.strategies.get(role, {})
-            self._solution = {
+            self._info = {
                 "solved": found.solved, "method": found.method, "exploitability": found.exploitability,
                 "value": found.values.get(role), "information_sets": len(self._strategy),
             }
         remaining = start_clock - (time.monotonic() - began)
         self._fallback.start(game, role, max(0.0, remaining), play_clock)
-        self._info = dict(self._solution)
 
     def play_view(self, view: View, deadline: float) -> Term:
         """The move drawn from the strategy at ``view``'s information state (hyperplay's when unsolved)."""

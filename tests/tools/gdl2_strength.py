@@ -19,28 +19,18 @@ to the player, and the seconds the matches took.
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import sys
 import time
 from pathlib import Path
 
-from scipy import stats
+from intervals import mean_interval
 
 import gdl
 from gdl.extensive.from_gdl import extensive_from_gdl
 from gdl.extensive.solving import solve_extensive
 from gdl.match import Match
 from gdl.players import make_player
-
-
-def interval(sample: list[float]) -> tuple[float, float]:
-    """A 95 % confidence interval of the mean of ``sample`` (Student's t)."""
-    mean = statistics.fmean(sample)
-    if len(sample) < 2:
-        return mean, mean
-    half = stats.t.ppf(0.975, len(sample) - 1) * statistics.stdev(sample) / math.sqrt(len(sample))
-    return mean - half, mean + half
 
 
 def measure(path: Path, player: str, matches: int, play_clock: float) -> list[str]:
@@ -65,7 +55,7 @@ def measure(path: Path, player: str, matches: int, play_clock: float) -> list[st
             goals.append(record.goals[seat])
             errors += record.error_count(seat)
         value = solution.value[seat] + offset
-        low, high = interval(goals)
+        low, high = mean_interval(goals)
         mean = statistics.fmean(goals)
         seconds = time.perf_counter() - began
         rows.append(

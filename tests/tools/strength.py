@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import os
 import shlex
 import shutil
@@ -36,7 +35,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scipy import stats
+from intervals import mean_interval
 
 import gdl
 
@@ -155,10 +154,8 @@ def interval(shares: list[float]) -> str:
     """The 95 % confidence interval of the mean share (Student's t), in percent."""
     if len(shares) < 2:
         return "-"
-    mean = sum(shares) / len(shares)
-    deviation = math.sqrt(sum((s - mean) ** 2 for s in shares) / (len(shares) - 1))
-    half = float(stats.t.ppf(0.975, len(shares) - 1)) * deviation / math.sqrt(len(shares))
-    return f"{100 * max(0.0, mean - half):.0f}-{100 * min(1.0, mean + half):.0f} %"
+    low, high = mean_interval(shares)
+    return f"{100 * max(0.0, low):.0f}-{100 * min(1.0, high):.0f} %"
 
 
 def main() -> None:
