@@ -24,7 +24,7 @@ from gdl.errors import InvalidGameError
 from gdl.extensive import ExtensiveGameError, NotExtensiveError, is_extensive_text, read_extensive
 from gdl.extensive.solving import solve_extensive
 from gdl.game import Game, parse
-from gdl.solve import Solution, solve
+from gdl.solve import Solution, solve, solving_engine
 from gdl.wellformed import Report, analyse
 
 
@@ -65,7 +65,12 @@ def solve_game(
             pass
         except ExtensiveGameError as problem:  # a bad file, an LP that failed or ran out of time
             return GameRun(file, problem=str(problem))
-    return _guarded(file, text, engine, lambda game: solve(game, budget, max_states))
+
+    def solved(game: Game) -> Solution:
+        # As gdl solve does: a network for the solve where auto's budget gave the game to Datalog.
+        return solve(solving_engine(game, budget) if engine == "auto" else game, budget, max_states)
+
+    return _guarded(file, text, engine, solved)
 
 
 def _guarded(file: str, text: str, engine: str, work: Callable[[Game], Report | Solution]) -> GameRun:

@@ -16,12 +16,12 @@ compressed rows of successor numbers; values are then propagated from the termin
 graph reversed, each state taken once its last successor is valued (Kahn's order), so that a state that
 repeats is found (a state never valued).
 
-**Memory.** A state costs about ``8 w + 74 + 22 r + 16 m`` bytes (``w`` the 64-bit words of its base
+**Memory.** A state costs about ``8 w + 74 + 22 r + 8 m`` bytes (``w`` the 64-bit words of its base
 propositions, ``r`` the roles, ``m`` its joint moves): its row, two hash slots, its successors, its legal
 moves' counts and its values (a numerator and a denominator per player when they are fractions), and the
 graph reversed while valuing (:meth:`Exploration.bytes_per_capacity`). The exploration
-stops with a clear reason before its arrays would pass ``memory`` bytes (:data:`DEFAULT_MEMORY`, or
-less where the address space is limited).
+stops with a clear reason before its arrays would pass ``memory`` bytes (by default what the address
+space limit leaves, as ``gdl`` limits it, or :data:`DEFAULT_MEMORY` where it is not limited).
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ from gdl.ground.propnet import TRUE
 
 #: Fields of the exploration's counters (those of :mod:`gdl.retrograde_kernel`, which imports numba).
 STATES, EXPANDED, EDGES = range(3)
-#: The memory the exploration may use by default, in bytes (less where the process's address space is
-#: limited: see :func:`memory_room`).
+#: The memory the exploration may use by default where the process's address space is not limited, in
+#: bytes (where it is, what the limit leaves: see :func:`memory_room`).
 DEFAULT_MEMORY = 8 * 2**30
 #: Seconds between two looks at the clock and calls of the progress function: the kernel is called on
 #: as many states as it expanded in that time before.
@@ -50,6 +50,10 @@ CHUNK_SECONDS = 0.1
 FIRST_CHUNK = 64
 #: The first capacity of the arrays, in states (they double as needed).
 FIRST_CAPACITY = 1 << 16
+#: The bytes of an edge: the successor's number, and the predecessor's while valuing (32 bits each).
+EDGE_BYTES = 8
+#: The most states an exploration numbers (in 32 bits).
+MOST_STATES = 2**31 - 1
 
 
 class Exploration:
@@ -91,7 +95,7 @@ class Exploration:
         self.goals = np.zeros((0, roles), dtype=np.int16)
         self.legal_counts = np.zeros((0, roles), dtype=np.int32)
         first = max(2, min(FIRST_CAPACITY, int(memory // self.bytes_per_state())))
-        self.children = np.zeros(first, dtype=np.int64)
+        self.children = np.zeros(first, dtype=np.int32)
         self.grow_states(first)
         self.keys[0] = self.row(root)
         self.counters[STATES] = 1
@@ -111,20 +115,20 @@ class Exploration:
 
     def bytes_per_state(self) -> float:
         """The memory a state takes, the valuing's included, with the mean number of successors so far."""
-        return self.bytes_per_capacity() + 16 * self.branching()
+        return self.bytes_per_capacity() + EDGE_BYTES * self.branching()
 
     def bytes_per_capacity(self) -> int:
-        """The memory a state takes, the valuing's included, but for its edges (16 bytes each: the
-        successor's number, and the predecessor's while valuing): its row, two slots of the hash table,
-        its first edge, terminal flag, goals and legal moves' counts; then its values (a numerator and a
-        denominator per role when they are fractions), line length, choice, flag and the valuing's four
-        counters."""
+        """The memory a state takes, the valuing's included, but for its edges (:data:`EDGE_BYTES`
+        each: the successor's number, and the predecessor's while valuing): its row, two slots of the
+        hash table, its first edge, terminal flag, goals and legal moves' counts; then its values (a
+        numerator and a denominator per role when they are fractions), line length, choice, flag and
+        the valuing's four counters."""
         roles = self.goals.shape[1]
         return 8 * self.state_words + 16 + 8 + 1 + 2 * roles + 4 * roles + (16 * roles + 4 + 4 + 1 + 32)
 
     def fits(self, capacity: int, edges: int) -> bool:
         """Whether arrays for ``capacity`` states and ``edges`` edges fit in the memory allowed."""
-        return capacity * self.bytes_per_capacity() + 16 * edges <= self.memory
+        return capacity * self.bytes_per_capacity() + EDGE_BYTES * edges <= self.memory
 
     def grow_states(self, capacity: int) -> None:
         """Room for ``capacity`` states. The arrays are resized in place where the memory allows it (no
@@ -159,12 +163,13 @@ def explore(
     root: State,
     stop_at: float,
     max_states: int | None,
-    memory: int,
+    memory: int | None,
     progress: Callable[[int, float], None] | None,
 ) -> tuple[Exploration, str]:
     """The states reachable from ``root``, at most ``max_states`` of them, found before ``stop_at`` (a
-    :func:`time.monotonic` instant) in arrays of at most ``memory`` bytes (less where the address space
-    is limited: :func:`memory_room`); the reason the exploration stopped early, or ``""``.
+    :func:`time.monotonic` instant) in arrays of at most ``memory`` bytes (None: what the address space
+    leaves, :func:`memory_room`, or :data:`DEFAULT_MEMORY` where it is not limited); the reason the
+    exploration stopped early, or ``""``.
     ``progress(states, seconds)`` is called about every :data:`CHUNK_SECONDS`.
 
     Raises :class:`NotTurnTakingError` for a game without a network, and
@@ -184,6 +189,8 @@ def explore(
         raise NotTurnTakingError("the game has no network")
     started = time.monotonic()
     room = memory_room()
+    if memory is None:
+        memory = DEFAULT_MEMORY if room is None else room
     found = Exploration(game, root, memory if room is None else min(memory, room))
     chunk = FIRST_CHUNK
     while True:
@@ -191,7 +198,7 @@ def explore(
         if now > stop_at:
             return found, OUT_OF_BUDGET
         expanded = int(found.counters[EXPANDED])
-        status = found.run(chunk, 2**62 if max_states is None else max_states)
+        status = found.run(chunk, MOST_STATES if max_states is None else min(max_states, MOST_STATES))
         spent = time.monotonic() - now
         if status == STOPPED_AT_CHUNK:
             # As many states next time as fit in CHUNK_SECONDS at this pace (at most 4 times as many).

@@ -287,7 +287,7 @@ def _flush(  # pragma: no cover (numba)
             keys[counters[STATES], :] = following
             table[slot] = _entry(hashed, counters[STATES])
             counters[STATES] += 1
-        children[lane_edge[lane]] = (table[slot] & _NUMBER) - _ONE
+        children[lane_edge[lane]] = np.int32((table[slot] & _NUMBER) - _ONE)
     return True
 
 
@@ -414,7 +414,7 @@ def reversed_graph(count: int, child_start: Any, children: Any) -> tuple[Any, An
             parents_start[children[e] + 1] += 1
     for s in range(count):
         parents_start[s + 1] += parents_start[s]
-    parents = np.empty(parents_start[count], dtype=np.int64)
+    parents = np.empty(parents_start[count], dtype=np.int32)
     filled = parents_start[:count].copy()
     for s in range(count):
         for e in range(child_start[s], child_start[s + 1]):

@@ -41,10 +41,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from gdl.errors import GameDefinitionError
+from gdl.errors import GameDefinitionError, GameTooLargeError
 from gdl.game import Game, State
 from gdl.retrograde import (
-    DEFAULT_MEMORY,
     STATES,
     Exploration,
     explore,
@@ -171,12 +170,13 @@ def solve(
     max_states: int | None = None,
     start: State | None = None,
     progress: Callable[[int, float], None] | None = None,
-    memory: int = DEFAULT_MEMORY,
+    memory: int | None = None,
 ) -> Solution:
     """Solve ``game`` within ``budget`` seconds and at most ``max_states`` reachable states, from its
     initial state or from ``start`` (a state of the game, e.g. ``game.state("(cell 1 1 x) ...")``).
     A game of more than :data:`SMALL_GAME` states played by the compiled engine is solved by
-    :mod:`gdl.retrograde`, whose arrays take at most ``memory`` bytes.
+    :mod:`gdl.retrograde`, whose arrays take at most ``memory`` bytes (by default what the address
+    space limit leaves, or :data:`gdl.retrograde.DEFAULT_MEMORY` where it is not limited).
 
     ``progress(states, seconds)`` is called about every :data:`PROGRESS_EVERY` states expanded.
     """
@@ -196,6 +196,26 @@ def solve(
     if small.solved or small.reason != OUT_OF_BUDGET:
         return small
     return _solved_natively(game, root, started, budget, max_states, memory, progress)
+
+
+#: The share of a solve's time a network may take to build where ``engine="auto"`` gave the game to the
+#: Datalog evaluator (auto's own budget is a few seconds, so that play starts soon; a solve that may take
+#: minutes affords a network of a minute: see :func:`solving_engine`).
+NETWORK_SHARE = 0.25
+
+
+def solving_engine(game: Game, budget: float) -> Game:
+    """``game`` on the compiled engine, its network built within ``NETWORK_SHARE * budget`` CPU seconds,
+    when it is played by another engine (as ``engine="auto"`` leaves a game whose network takes longer
+    than its own budget); ``game`` itself when the network does not fit that or the memory."""
+    if getattr(game.reasoner, "net", None) is not None:
+        return game
+    from gdl.engines import build_compiled
+
+    try:
+        return Game(game.checked, build_compiled(game.checked, NETWORK_SHARE * budget), game.name)
+    except (GameTooLargeError, MemoryError, RecursionError):
+        return game
 
 
 #: Games of at most this many states are searched without the native solver.
@@ -292,7 +312,7 @@ def _solved_natively(
     started: float,
     budget: float,
     max_states: int | None,
-    memory: int,
+    memory: int | None,
     progress: Callable[[int, float], None] | None,
 ) -> Solution:
     """A game with a network solved by :mod:`gdl.retrograde`: turn-taking games without nature in

@@ -314,3 +314,26 @@ def test_the_arrays_grow_no_further_than_the_state_limit_needs() -> None:
     assert stopped == "not solved within budget" and int(found.counters[retrograde.STATES]) == 100_000
     # Doubling would have made room for 131,072 states: the limit and a little headroom are enough.
     assert found.capacity <= 100_000 + retrograde.HEADROOM < 131_072
+
+
+def test_by_default_the_states_take_what_the_address_space_leaves(monkeypatch: pytest.MonkeyPatch) -> None:
+    game = gdl.load(GAMES / "tictactoe.kif", engine="compiled")
+    monkeypatch.setattr(retrograde, "memory_room", lambda: 12 << 30)  # more than the default
+    found, _ = retrograde.explore(game, game.initial_state(), float("inf"), 100, None, None)
+    assert found.memory == 12 << 30
+    monkeypatch.setattr(retrograde, "memory_room", lambda: None)  # no limit: the default
+    found, _ = retrograde.explore(game, game.initial_state(), float("inf"), 100, None, None)
+    assert found.memory == retrograde.DEFAULT_MEMORY
+    found, _ = retrograde.explore(game, game.initial_state(), float("inf"), 100, 1 << 30, None)
+    assert found.memory == 1 << 30
+
+
+def test_an_edge_takes_the_bytes_the_memory_is_counted_in() -> None:
+    from gdl.retrograde_kernel import reversed_graph
+
+    game = gdl.load(GAMES / "tictactoe.kif", engine="compiled")
+    found, stopped = retrograde.explore(game, game.initial_state(), float("inf"), None, 1 << 30, None)
+    count = int(found.counters[retrograde.STATES])
+    _, parents = reversed_graph(count, found.child_start, found.children)
+    assert stopped == "" and found.children.itemsize + parents.itemsize == retrograde.EDGE_BYTES
+    assert len(parents) == int(found.counters[retrograde.EDGES])

@@ -14,6 +14,8 @@ from support.clingo_gdl import ClingoGame
 from support.gdl2_games import MONTY_HALL
 
 import gdl
+import gdl.engines
+import gdl.solve
 from gdl.cli import main
 from gdl.game import Game
 from gdl.solve import (
@@ -334,3 +336,26 @@ def test_gdl_solve_says_why_it_does_not_solve_a_gdl2_game(
     assert main(["solve", str(path)]) == 1
     out = capsys.readouterr().out
     assert "monty: not solved: a GDL-II game with percepts ('sees')" in out
+
+
+def test_a_game_auto_left_to_datalog_is_solved_on_a_network_that_builds_in_a_share_of_the_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(gdl.engines, "AUTO_MAX_SECONDS", 0.0)  # auto's budget too short for any network
+    game = gdl.load(GAMES / "tictactoe.kif")
+    assert getattr(game.reasoner, "net", None) is None
+    solving = gdl.solve.solving_engine(game, 60.0)
+    assert solving.reasoner.net is not None and solving.name == game.name  # type: ignore[attr-defined]
+    assert solve(solving).value == solve(game).value == {"xplayer": 50, "oplayer": 50}
+    assert gdl.solve.solving_engine(game, 0.0) is game  # no time for a network: the game as it was
+
+
+def test_gdl_solve_builds_the_network_auto_gave_up_on(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(gdl.engines, "AUTO_MAX_SECONDS", 0.0)
+    monkeypatch.setattr(gdl.solve, "SMALL_GAME", 1_000)  # tictactoe's 5,478 states go to the native solver
+    assert main(["solve", str(GAMES / "tictactoe.kif"), "--json"]) == 0
+    assert gdl.solve.NATIVE in json.loads(capsys.readouterr().out)["notes"]
+    assert main(["solve", str(GAMES / "tictactoe.kif"), "--json", "--engine", "datalog"]) == 0
+    assert gdl.solve.NATIVE not in json.loads(capsys.readouterr().out)["notes"]

@@ -30,7 +30,7 @@ from gdl.cli.extensive import DEFAULT_ITERATIONS, solve_file
 from gdl.cli.progress import Progress
 from gdl.extensive import is_extensive
 from gdl.extensive.solving import ITERATIVE, METHODS
-from gdl.solve import Solution, solve
+from gdl.solve import Solution, solve, solving_engine
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,8 +39,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         """A GDL game is solved by searching every reachable state once: the value under perfect play
 (the concept named: best goal, minimax, mixed minimax, backward induction or security values), a
 principal variation, the states searched and the time; it is not solved when --time-limit or
---max-states runs out. An extensive-form game (GDL-II with chance or hidden information, the JSON
-format, a Gambit .efg file) is solved as such: each player's value, each information set's optimal
+--max-states runs out. With --engine auto (the default) a game whose network takes longer to build
+than auto's few seconds gets one built within a quarter of --time-limit. The states are kept in at most
+three quarters of the memory gdl may use (GDL_MEMORY_MB, else three quarters of the machine's). An
+extensive-form game (GDL-II with chance or hidden information, the JSON format, a Gambit .efg file) is
+solved as such: each player's value, each information set's optimal
 behaviour strategy and the exploitability that proves it, by the sequence-form LP (--method lp,
 exact), CFR+, Discounted CFR or Monte Carlo CFR (--method cfr, dcfr, mccfr --iterations N, stopping with
 what they have at --time-limit); --method auto (the default) takes the LP for a small game, DCFR beyond.
@@ -105,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
         game = load_game(args.game, args.engine, "solve")
     if game is None:
         return 1 if time_left(args.time_limit, started) == 0 else 2
+    if args.engine == "auto":
+        game = solving_engine(game, time_left(args.time_limit, started))
     bar = Progress("solve")
     searched = [0, 0.0]  # states and seconds so far, for Ctrl-C
 

@@ -64,7 +64,7 @@ def work(path: str, budget: float, max_states: int, engine: str, progress_file: 
     from gdl.corpus_runs import _guarded, solve_game
     from gdl.extensive import is_extensive_text
     from gdl.game import Game
-    from gdl.solve import solve
+    from gdl.solve import solve, solving_engine
 
     text = Path(path).read_text(encoding="utf-8", errors="replace")
     facts: dict[str, Any] = {}
@@ -82,6 +82,8 @@ def work(path: str, budget: float, max_states: int, engine: str, progress_file: 
             Path(progress_file).write_text(f"{states}\n", encoding="utf-8")
 
     def solved(game: Game) -> Any:
+        if engine == "auto":  # as gdl solve does: a network built in a share of the time auto gave up on
+            game = solving_engine(game, budget)
         facts["roles"] = len(game.roles)
         facts["network"] = getattr(game.reasoner, "net", None) is not None
         facts["nature"] = game.chance_role is not None
