@@ -45,6 +45,9 @@ CORPUS = ROOT.parent / "shared" / "corpus" / "games"
 MAX_STATES = 10_000_000
 CPU_LIMIT = 600
 MEMORY_LIMIT_GIB = 12.0
+#: The wall-clock seconds a game may take per CPU-second of its limit (a niced process on a busy machine
+#: gets a small share of a core).
+WALL_PER_CPU_SECOND = 12
 #: Games larger than this are not given to ``--search-check`` (the search keeps a Python object a state).
 SEARCH_MAX_STATES = 300_000
 
@@ -146,7 +149,8 @@ def run_one(
 ) -> dict[str, Any]:
     """One game's record: the worker's fields, or why its process ended, with its CPU time and peak memory."""
     memory_bytes = int(memory_limit * 2**30)
-    wall_limit = 4 * cpu_limit + 300  # a process that waits rather than computes is stopped too
+    # A process that waits rather than computes is stopped too, but not one that other work crowds out.
+    wall_limit = WALL_PER_CPU_SECOND * cpu_limit + 300
     with tempfile.TemporaryDirectory(prefix="solve_corpus") as scratch:
         progress_file = os.path.join(scratch, "progress")
         out_path, err_path = os.path.join(scratch, "out"), os.path.join(scratch, "err")
