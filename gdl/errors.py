@@ -261,5 +261,5 @@ class DomainTooLargeError(GameTooLargeError):
     """An argument position of a game ranges over more terms than the analysis of its domains keeps."""
 
 
-class NotTurnTakingError(GdlError):
-    """A game the native solver does not take (it has no network); the search over states solves it."""
+class NoNetworkError(GdlError):
+    """A game without a propositional network, which the native solver needs (the search solves it)."""

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from gdl.engines.sweep import Sweep
-from gdl.errors import GameDefinitionError, NotTurnTakingError
+from gdl.errors import GameDefinitionError, NoNetworkError
 from gdl.game import CHANCE_ROLE, Game, State
 from gdl.ground.propnet import TRUE
 
@@ -172,7 +172,7 @@ def explore(
     exploration stopped early, or ``""``.
     ``progress(states, seconds)`` is called about every :data:`CHUNK_SECONDS`.
 
-    Raises :class:`NotTurnTakingError` for a game without a network, and
+    Raises :class:`NoNetworkError` for a game without a network, and
     :class:`gdl.errors.GameDefinitionError` where the rules break GDL (as the game's states would)."""
     from gdl.retrograde_kernel import CHUNK as STOPPED_AT_CHUNK
     from gdl.retrograde_kernel import (
@@ -186,7 +186,7 @@ def explore(
     )
 
     if getattr(game.reasoner, "net", None) is None:
-        raise NotTurnTakingError("the game has no network")
+        raise NoNetworkError("the game has no network")
     started = time.monotonic()
     room = memory_room()
     if memory is None:
