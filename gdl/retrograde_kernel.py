@@ -58,7 +58,7 @@ _ONE = np.uint64(1)
 
 
 @_inline
-def _hash(row: Any) -> Any:  # pragma: no cover (numba)
+def row_hash(row: Any) -> Any:  # pragma: no cover (numba)
     """A 64-bit hash of a row of words (each word folded in, then the finaliser of MurmurHash3)."""
     value = np.uint64(0x9E3779B97F4A7C15)
     for word in row:
@@ -71,7 +71,7 @@ def _hash(row: Any) -> Any:  # pragma: no cover (numba)
 
 
 @_inline
-def _shift(table: Any) -> Any:  # pragma: no cover (numba)
+def home_shift(table: Any) -> Any:  # pragma: no cover (numba)
     """The shift that leaves the top bits of a hash that number a slot of ``table`` (a power of two):
     its home slot. (The top bits, so that the tags kept in the table renumber the slots of a table of
     twice the size: :func:`regrow`.)"""
@@ -82,7 +82,7 @@ def _shift(table: Any) -> Any:  # pragma: no cover (numba)
 
 
 @_inline
-def _find(keys: Any, table: Any, shift: Any, row: Any, hashed: Any) -> int:  # pragma: no cover (numba)
+def find_slot(keys: Any, table: Any, shift: Any, row: Any, hashed: Any) -> int:  # pragma: no cover (numba)
     """The slot of ``row`` (whose hash is ``hashed``) in ``table``: the slot holding it, or the empty
     slot where it goes."""
     mask = np.uint64(len(table) - 1)
@@ -105,7 +105,7 @@ def _find(keys: Any, table: Any, shift: Any, row: Any, hashed: Any) -> int:  # p
 
 
 @_inline
-def _entry(hashed: Any, number: int) -> Any:  # pragma: no cover (numba)
+def table_entry(hashed: Any, number: int) -> Any:  # pragma: no cover (numba)
     """The table's entry for state ``number`` of hash ``hashed``."""
     return ((hashed >> _NUMBER_BITS) << _NUMBER_BITS) | np.uint64(number + 1)
 
@@ -122,10 +122,10 @@ def _put(table: Any, home: Any, entry: Any) -> None:  # pragma: no cover (numba)
 @_jit
 def rehash(keys: Any, table: Any, count: int) -> None:  # pragma: no cover (numba)
     """Fill an empty ``table`` with the first ``count`` rows of ``keys`` (all different)."""
-    shift = _shift(table)
+    shift = home_shift(table)
     for s in range(count):
-        hashed = _hash(keys[s])
-        _put(table, hashed >> shift, _entry(hashed, s))
+        hashed = row_hash(keys[s])
+        _put(table, hashed >> shift, table_entry(hashed, s))
 
 
 #: The largest table :func:`regrow` fills: its slots are numbered by the tags' bits.
@@ -136,7 +136,7 @@ REGROW_BITS = 64 - NUMBER_BITS
 def regrow(old: Any, table: Any) -> None:  # pragma: no cover (numba)
     """Fill an empty ``table`` of at most ``2 ** REGROW_BITS`` slots with the entries of ``old``, their
     home slots found from their tags (without reading the rows)."""
-    shift = _shift(table) - _NUMBER_BITS
+    shift = home_shift(table) - _NUMBER_BITS
     for entry in old:
         if entry != 0:
             _put(table, (entry >> _NUMBER_BITS) >> shift, entry)
@@ -256,7 +256,7 @@ def _flush(  # pragma: no cover (numba)
     """The successors of the ``lanes`` pending joint moves, added to the table and written to their
     edges; False when ``limit`` states would be passed."""
     bases = next_tables[next_tables[SIZES] + BASES]
-    shift = _shift(table)
+    shift = home_shift(table)
     _lanes_in(next_tables, work, keys, lane_state, lanes, block)
     for lane in range(lanes):
         bit = _ONE << np.uint64(lane & 63)
@@ -270,7 +270,7 @@ def _flush(  # pragma: no cover (numba)
     # another (their cache misses overlap) before the lookups that do.
     touched = _NONE
     for lane in range(lanes):
-        hashes[lane] = _hash(rows[lane])
+        hashes[lane] = row_hash(rows[lane])
         touched ^= table[hashes[lane] >> shift]
     for lane in range(lanes):
         held = table[hashes[lane] >> shift]
@@ -280,12 +280,12 @@ def _flush(  # pragma: no cover (numba)
     for lane in range(lanes):
         following = rows[lane]
         hashed = hashes[lane]
-        slot = _find(keys, table, shift, following, hashed)
+        slot = find_slot(keys, table, shift, following, hashed)
         if table[slot] == 0:
             if counters[STATES] >= limit:
                 return False
             keys[counters[STATES], :] = following
-            table[slot] = _entry(hashed, counters[STATES])
+            table[slot] = table_entry(hashed, counters[STATES])
             counters[STATES] += 1
         children[lane_edge[lane]] = np.int32((table[slot] & _NUMBER) - _ONE)
     return True

@@ -293,7 +293,7 @@ def test_a_native_run_counts_the_states_on_a_terminal(monkeypatch: pytest.Monkey
 def test_a_table_grown_from_its_tags_holds_what_hashing_the_rows_again_gives(
     words: int, numbers: set[int]
 ) -> None:
-    from gdl.retrograde_kernel import NUMBER_BITS, _find, _hash, _shift, regrow, rehash
+    from gdl.retrograde_kernel import NUMBER_BITS, find_slot, home_shift, regrow, rehash, row_hash
 
     rows = sorted({n % 2 ** (64 * words) for n in numbers})
     keys = np.array([[(n >> (64 * w)) & (2**64 - 1) for w in range(words)] for n in rows], dtype=np.uint64)
@@ -304,7 +304,7 @@ def test_a_table_grown_from_its_tags_holds_what_hashing_the_rows_again_gives(
     rehash(keys, hashed, len(rows))
     assert sorted(grown.tolist()) == sorted(hashed.tolist())
     for number, row in enumerate(keys):
-        slot = _find(keys, grown, np.uint64(_shift(grown)), row, np.uint64(_hash(row)))
+        slot = find_slot(keys, grown, np.uint64(home_shift(grown)), row, np.uint64(row_hash(row)))
         assert int(grown[slot]) & (2**NUMBER_BITS - 1) == number + 1
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from gdl.engines.sweep_kernel import sweep
 from gdl.engines.sweep_layout import BASES, FALSE_SLOT, SIZES, VALUE_SLOTS
-from gdl.retrograde_kernel import _entry, _find, _hash, _shift
+from gdl.retrograde_kernel import find_slot, home_shift, row_hash, table_entry
 
 F = TypeVar("F", bound=Callable[..., Any])
 _jit = cast(Callable[[F], F], numba.njit(cache=True, nogil=True))
@@ -39,14 +39,14 @@ COUNTERS = 5
 def _insert(keys: Any, table: Any, held: Any, row: Any) -> int:  # pragma: no cover (numba)
     """Add ``row`` to the table (that of :mod:`gdl.retrograde_kernel`): 1 if it was new, 0 if it was
     there, -1 if the table is full."""
-    hashed = _hash(row)
-    slot = _find(keys, table, _shift(table), row, hashed)
+    hashed = row_hash(row)
+    slot = find_slot(keys, table, home_shift(table), row, hashed)
     if table[slot]:
         return 0
     if held[0] >= len(keys):
         return -1
     keys[held[0], :] = row
-    table[slot] = _entry(hashed, held[0])
+    table[slot] = table_entry(hashed, held[0])
     held[0] += 1
     return 1
 
