@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from gdl.engines import AUTO_MAX_ATOMS, build_compiled
 from gdl.errors import GameDefinitionError, GameTooLargeError
 from gdl.game import Game, State
 from gdl.retrograde import (
@@ -202,18 +203,21 @@ def solve(
 #: Datalog evaluator (auto's own budget is a few seconds, so that play starts soon; a solve that may take
 #: minutes affords a network of a minute: see :func:`solving_engine`).
 NETWORK_SHARE = 0.25
+#: The ground atoms or rules of a relation a solve's network may have (twenty times auto's: corpus games
+#: such as quarto, merrills and kalaha ground in 5 to 20 CPU-s past auto's limit).
+NETWORK_MAX_ATOMS = 20 * AUTO_MAX_ATOMS
 
 
 def solving_engine(game: Game, budget: float) -> Game:
-    """``game`` on the compiled engine, its network built within ``NETWORK_SHARE * budget`` CPU seconds,
-    when it is played by another engine (as ``engine="auto"`` leaves a game whose network takes longer
-    than its own budget); ``game`` itself when the network does not fit that or the memory."""
+    """``game`` on the compiled engine, its network built within ``NETWORK_SHARE * budget`` CPU seconds
+    and :data:`NETWORK_MAX_ATOMS`, when it is played by another engine (as ``engine="auto"`` leaves a
+    game whose network takes longer than its own budgets); ``game`` itself when the network does not fit
+    them or the memory."""
     if getattr(game.reasoner, "net", None) is not None:
         return game
-    from gdl.engines import build_compiled
-
     try:
-        return Game(game.checked, build_compiled(game.checked, NETWORK_SHARE * budget), game.name)
+        network = build_compiled(game.checked, NETWORK_SHARE * budget, NETWORK_MAX_ATOMS)
+        return Game(game.checked, network, game.name)
     except (GameTooLargeError, MemoryError, RecursionError):
         return game
 

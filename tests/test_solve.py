@@ -348,6 +348,8 @@ def test_a_game_auto_left_to_datalog_is_solved_on_a_network_that_builds_in_a_sha
     assert solving.reasoner.net is not None and solving.name == game.name  # type: ignore[attr-defined]
     assert solve(solving).value == solve(game).value == {"xplayer": 50, "oplayer": 50}
     assert gdl.solve.solving_engine(game, 0.0) is game  # no time for a network: the game as it was
+    monkeypatch.setattr(gdl.solve, "NETWORK_MAX_ATOMS", 10)
+    assert gdl.solve.solving_engine(game, 60.0) is game  # too many ground atoms: the game as it was
 
 
 def test_gdl_solve_builds_the_network_auto_gave_up_on(

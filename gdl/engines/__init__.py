@@ -98,9 +98,12 @@ def _compiled_within_budget(checked: CheckedProgram) -> Reasoner[Any] | None:
     return None
 
 
-def build_compiled(checked: CheckedProgram, seconds: float | None = None) -> CompiledReasoner:
+def build_compiled(
+    checked: CheckedProgram, seconds: float | None = None, max_atoms: int = AUTO_MAX_ATOMS
+) -> CompiledReasoner:
     """The compiled engine of ``checked``, every phase of it built within one budget of ``seconds`` CPU
-    seconds (by default :data:`AUTO_MAX_SECONDS`) and instantiation within :data:`AUTO_MAX_ATOMS`.
+    seconds (by default :data:`AUTO_MAX_SECONDS`) and instantiation within ``max_atoms`` ground atoms
+    or rules of a relation.
 
     Raises :class:`gdl.errors.GameTooLargeError` (or its :class:`gdl.budget.BudgetExceededError`) as soon
     as a phase runs over, or a phase finished shows that the next would not fit.
@@ -119,7 +122,7 @@ def build_compiled(checked: CheckedProgram, seconds: float | None = None) -> Com
 
     try:
         with budget("building the compiled engine", seconds):
-            grounding = instantiate(checked, AUTO_MAX_ATOMS, seconds)
+            grounding = instantiate(checked, max_atoms, seconds)
             literals = sum(slot is not None for rule in grounding.rules for slot in rule.body)
             affordable("the network", NETWORK_SECONDS_PER_LITERAL * literals)
             net = build(grounding)
