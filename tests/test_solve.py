@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.clingo_gdl import ClingoGame
 from support.gdl2_games import MONTY_HALL
@@ -361,3 +362,38 @@ def test_gdl_solve_builds_the_network_auto_gave_up_on(
     assert gdl.solve.NATIVE in json.loads(capsys.readouterr().out)["notes"]
     assert main(["solve", str(GAMES / "tictactoe.kif"), "--json", "--engine", "datalog"]) == 0
     assert gdl.solve.NATIVE not in json.loads(capsys.readouterr().out)["notes"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 8).flatmap(lambda n: st.lists(
+    st.lists(st.sampled_from([0, 25, 50, 75, 100]) | st.integers(0, 100), min_size=n, max_size=n),
+    min_size=2, max_size=8,
+)))
+def test_large_matrix_games_solved_in_floating_point_are_proven_exactly(payoff: list[list[int]]) -> None:
+    # HiGHS's solution, made exact, must prove the value the simplex over fractions finds (ties in the
+    # payoffs make many games degenerate: several optimal strategies, columns tight by accident).
+    from gdl.solution_concepts import _certified, _simplex
+
+    certified = _certified([[Fraction(x) for x in row] for row in payoff])
+    assert certified is not None
+    value, row, column = certified
+    assert value == _simplex(payoff)[0]
+    assert sum(row) == 1 == sum(column) and min(row) >= 0 and min(column) >= 0
+    rows, columns = range(len(payoff)), range(len(payoff[0]))
+    assert all(sum(row[i] * payoff[i][j] for i in rows) >= value for j in columns)
+    assert all(sum(column[j] * payoff[i][j] for j in columns) <= value for i in rows)
+
+
+def test_a_floating_point_solution_that_proves_nothing_leaves_the_game_to_the_simplex(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import numpy as np
+
+    from gdl import solution_concepts
+
+    payoff = [[(7 * i + 3 * j) % 5 * 25 for j in range(6)] for i in range(6)]
+    exact = solution_concepts._simplex(payoff)
+    # A maximin that is not one: each player's first move only.
+    monkeypatch.setattr(solution_concepts, "_float_maximin", lambda a: np.eye(len(a))[0])
+    assert solution_concepts._certified([[Fraction(x) for x in row] for row in payoff]) is None
+    assert solve_matrix_game(payoff) == exact
