@@ -129,7 +129,7 @@ def test_a_gdl2_game_too_large_for_the_memory_is_refused_with_its_size(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GDL_MEMORY_MB", "1")  # half a megabyte for the arrays: spoof needs about 650 KB
-    status, out, _ = run(capsys, "solve", str(GAMES / "spoof.kif"), "--json")
+    status, out, _ = run(capsys, "solve", str(GAMES / "spoof.kif"), "--json", "--method", "lp")
     report = json.loads(out)
     assert status == 1 and report["solved"] is False
     assert report["size"]["nodes"] == 16_381 and report["size"]["terminals"] == 10_239
