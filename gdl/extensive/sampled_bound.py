@@ -4,11 +4,12 @@ game whose tree is not stored (:mod:`gdl.extensive.sampling`).
 Exploitability (OpenSpiel's: the mean over both players of what a best response to the other's
 strategy earns, payoffs summing to 0) is at least what any two responders earn on average, since a best
 response earns at least as much as any other strategy. So, for each player in turn, the other's
-average strategy is fixed and a pure responder is learnt by sampling: plays in which the responder
-explores (uniformly at first, then around its current choice) give unbiased estimates of what each of
-its sequences earns (its payoff over its probability of sampling the play, summed on its last
-sequence), and a backward induction over its information sets picks, at each, the action worth most
-(:func:`gdl.extensive.sampling_kernel.respond`). The responders are then evaluated in plays of their
+average strategy is fixed and a responder is learnt by sampling: plays in which the responder explores
+(mixing the uniform strategy into its own average strategy at first, then into its current choices)
+give unbiased estimates of what each of its sequences earns (its payoff over its probability of
+sampling the play, summed on its last sequence), and a backward induction over its information sets
+picks, at each the learning visited :data:`LEAST_VISITS` times, the action worth most, and keeps its
+own average strategy elsewhere (:func:`gdl.extensive.sampling_kernel.respond`). The responders are then evaluated in plays of their
 own, independent of the learning: the i-th plays of the two, ``Z = (X_1 + X_2) / 2``, are independent,
 identically distributed and bounded by the goals' range, and the empirical Bernstein bound (Maurer and
 Pontil 2009, theorem 4) gives a lower bound of ``E Z`` that holds with probability at least the
