@@ -124,7 +124,7 @@ def test_gdl_solve_samples_kriegtictactoe_within_its_time_limit(capsys: pytest.C
     status, out, _ = run(capsys, "solve", str(GAMES / "kriegtictactoe.kif"), "--json", "--time-limit", "20")
     report = json.loads(out)
     assert status == 1 and report["size"]["nodes"] == 16_363_068_211
-    assert report["method"] == "mccfr" and report["tree"] == "sampled" and report["stopped"] == "memory"
+    assert report["method"] == "mccfr" and report["tree"] == "sampled" and report["stopped"] == "time"
     assert report["iterations"] > 10_000 and report["seconds"] < 25
     assert report["exploitability"]["kind"] == "statistical lower bound"
     assert report["exploitability"]["lower_bound"] >= 0
