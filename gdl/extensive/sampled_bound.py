@@ -9,13 +9,13 @@ average strategy is fixed and a responder is learnt by sampling: plays in which 
 give unbiased estimates of what each of its sequences earns (its payoff over its probability of
 sampling the play, summed on its last sequence), and a backward induction over its information sets
 picks, at each the learning visited :data:`LEAST_VISITS` times, the action worth most, and keeps its
-own average strategy elsewhere (:func:`gdl.extensive.sampling_kernel.respond`). The responders are then evaluated in plays of their
-own, independent of the learning: the i-th plays of the two, ``Z = (X_1 + X_2) / 2``, are independent,
-identically distributed and bounded by the goals' range, and the empirical Bernstein bound (Maurer and
-Pontil 2009, theorem 4) gives a lower bound of ``E Z`` that holds with probability at least the
-confidence, whatever ``Z``'s distribution. It is a statistical statement, not a proof (with
-probability 1 - confidence it is wrong), and a lower bound only: a better responder might exploit the
-strategy more.
+own average strategy elsewhere (:func:`gdl.extensive.sampling_kernel.respond`). The responders are
+then evaluated in plays of their own, independent of the learning: the i-th plays of the two,
+``Z = (X_1 + X_2) / 2``, are independent, identically distributed and bounded by the goals' range,
+and the empirical Bernstein bound (Maurer and Pontil 2009, theorem 4) gives a lower bound of ``E Z``
+that holds with probability at least the confidence, whatever ``Z``'s distribution. It is a
+statistical statement, not a proof (with probability 1 - confidence it is wrong), and a lower bound
+only: a better responder might exploit the strategy more.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ import numpy as np
 from gdl.engines.sweep_kernel import sweep
 from gdl.engines.sweep_layout import SIZES, VALUE_SLOTS
 from gdl.extensive.generate_kernel import _hash, analyse_state, intern, sweep_work, told_row
-from gdl.extensive.mccfr_kernel import _matched, _pick, _uniform
+from gdl.extensive.mccfr_kernel import OWN, SAMPLING, _pick, _uniform, decide, update_regrets
 
 F = TypeVar("F", bound=Callable[..., Any])
 _jit = cast(Callable[[F], F], numba.njit(cache=True, nogil=True))
@@ -146,6 +146,7 @@ def play(  # pragma: no cover (numba)
     path_first = np.zeros(depth, dtype=np.int64)
     path_count = np.zeros(depth, dtype=np.int64)
     path_action = np.zeros(depth, dtype=np.int64)
+    reach = np.ones(3)
     counters[PLAYED] = 0
     for t in range(plays):
         if mode != EVALUATE and not _room(
@@ -162,9 +163,7 @@ def play(  # pragma: no cover (numba)
             view[p] = _find(view_keys, view_table, counters, VIEWS, triple, mode != EVALUATE)
             own[p] = -1
         steps = 0
-        own_sampling = 1.0  # the updating player's (responder's) sampling probability so far
-        other_reach = 1.0
-        sampling = 1.0
+        reach[:] = 1.0  # the updating player's (responder's) sampling probability in reach[OWN]
         f = 0
         while True:
             status = analyse_state(
@@ -184,7 +183,7 @@ def play(  # pragma: no cover (numba)
                 if r == chance_role:
                     a = int(_uniform(rng) * k)
                     chosen[r] = min(a, k - 1)
-                    sampling /= k
+                    reach[SAMPLING] /= k
                     continue
                 p = role_player[r]
                 store = mode == MCCFR or (mode == LEARN and p == responder)
@@ -210,22 +209,12 @@ def play(  # pragma: no cover (numba)
                 row = sigma[min(steps, depth - 1)]
                 s = set_first[number] if number >= 0 else -1
                 if mode == MCCFR:
-                    _matched(regrets, s, k, row)
+                    a = decide(
+                        regrets, average, s, k, row, p == updating, exploration, rng, reach, path_first,
+                        path_count, path_action, steps,
+                    )
                     if p == updating:
-                        a = _pick(row, k, exploration, rng)
-                        q = (1.0 - exploration) * row[a] + exploration / k
-                        own_sampling *= q
-                        sampling *= q
-                        path_first[steps] = s
-                        path_count[steps] = k
-                        path_action[steps] = a
                         steps += 1
-                    else:
-                        for b in range(k):
-                            average[s + b] += other_reach * row[b] / sampling
-                        a = _pick(row, k, 0.0, rng)
-                        other_reach *= row[a]
-                        sampling *= row[a]
                 elif p == responder:
                     # The learnt choice, else the responder's own average strategy; explored while learning.
                     greedy = choice[number] if number >= 0 else -1
@@ -240,7 +229,7 @@ def play(  # pragma: no cover (numba)
                     if mode == LEARN:
                         set_visits[number] += 1
                         a = _pick(row, k, exploration, rng)
-                        own_sampling *= (1.0 - exploration) * row[a] + exploration / k
+                        reach[OWN] *= (1.0 - exploration) * row[a] + exploration / k
                     else:
                         a = _pick(row, k, 0.0, rng)
                 else:
@@ -297,23 +286,12 @@ def play(  # pragma: no cover (numba)
             return NOT_CONSTANT_SUM
         value = mine - total / 2.0
         if mode == MCCFR:
-            weight = value / own_sampling
-            tail = 1.0
-            for j in range(steps - 1, -1, -1):
-                s = path_first[j]
-                a = path_action[j]
-                taken = sigma[j, a]
-                for b in range(path_count[j]):
-                    if b == a:
-                        regrets[s + b] += weight * tail * (1.0 - taken)
-                    else:
-                        regrets[s + b] -= weight * tail * taken
-                tail *= taken
+            update_regrets(regrets, path_first, path_count, path_action, sigma, steps, value / reach[OWN])
         elif mode == LEARN:
             if own[responder] >= 0:
-                earn[own[responder]] += value / own_sampling
+                earn[own[responder]] += value / reach[OWN]
             else:
-                earn_root[0] += value / own_sampling
+                earn_root[0] += value / reach[OWN]
         else:
             outcomes[t] = value
         counters[PLAYED] = t + 1

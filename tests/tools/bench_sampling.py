@@ -21,10 +21,10 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from bench_extensive import median_cpu
 
 from gdl.extensive.best_response import plans_exploitability
 from gdl.extensive.cfr import solve_cfr
@@ -85,15 +85,6 @@ def main() -> None:
         error = max(bound.error for bound in proven())
         print(f"| {name} | {tree.nodes:,} | {1000 * median_cpu(measured, args.repeat):.2f} "
               f"| {1000 * median_cpu(proven, args.repeat):.2f} | {error:.2g} |")
-
-
-def median_cpu(run: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.process_time()
-        run()
-        times.append(time.process_time() - start)
-    return statistics.median(times)
 
 
 if __name__ == "__main__":
