@@ -77,8 +77,8 @@ def exploitability_lower_bound(
     sampler: Sampler, plays: int, *, seconds: float | None = None, confidence: float = CONFIDENCE,
 ) -> SampledBound:
     """The bound for the average strategy in ``sampler``'s tables: each responder learnt in at most
-    ``plays`` plays, and at most ``plays`` pairs of plays to evaluate them, the learning and the
-    evaluation taking at most half of ``seconds`` each."""
+    ``plays`` plays, and at most ``plays`` pairs of plays to evaluate them, the learning taking at most
+    half of ``seconds`` and the evaluation as many pairs as the learning's pace lets the rest hold."""
     from gdl.extensive import sampling_kernel as kernel
 
     if plays < 2:
@@ -109,12 +109,18 @@ def exploitability_lower_bound(
                 )
     low, high = _payoff_range(sampler)
     width = max(high - low, 1e-300)
+    # The number of pairs is fixed before any is played (from the learning's pace), so that it does not
+    # depend on their outcomes, as the bound requires.
+    wanted = plays
+    if seconds is not None:
+        learning = max(time.monotonic() - began, 1e-9)
+        left = max(began + seconds - time.monotonic(), 0.0)
+        wanted = max(2, min(plays, int(0.9 * left * sum(learnt) / learning / 2)))
     pairs = 0
     total = squares = 0.0
     sums = [0.0, 0.0]
-    deadline = None if seconds is None else began + seconds
-    while pairs < plays and (deadline is None or time.monotonic() < deadline or pairs < 2):
-        batch = min(BATCH, plays - pairs) if pairs >= 2 else max(2, min(BATCH, plays))
+    while pairs < wanted:
+        batch = min(BATCH, wanted - pairs)
         outcomes = [np.zeros(batch), np.zeros(batch)]
         for responder in range(2):
             sampler.play(kernel.EVALUATE, batch, responder=responder, outcomes=outcomes[responder])

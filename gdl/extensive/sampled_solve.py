@@ -44,7 +44,7 @@ class SampledSolution:
             "title": self.title, "solved": False, "concept": SAMPLED_CONCEPT, "method": "mccfr",
             "tree": "sampled", "iterations": run.iterations, "stopped": run.stopped,
             "iterations_per_cpu_second": round(run.rate), "infosets": self.infosets,
-            "exploitability": self.bound.to_json(), "guarantee": self.guarantee,
+            "exploitability_bound": self.bound.to_json(), "guarantee": self.guarantee,
             "seconds": round(self.seconds, 4),
         }
 
