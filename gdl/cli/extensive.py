@@ -200,6 +200,8 @@ def _sampled(
     from gdl.extensive.sampled_solve import solve_sampled
 
     left = time_left(args.time_limit, started)
+    if left < MIN_SAMPLING_SECONDS:
+        return _refused(args, game, size, f"{why}, and no time is left to sample it", started, memory)
     bar.say(f"sampling {args.game} by Monte Carlo CFR for {left:.3g} s (the tree is not stored)")
     try:
         solution = solve_sampled(game, args.iterations or SAMPLED_ITERATIONS, seconds=left, memory=memory)
@@ -228,6 +230,8 @@ def _sampled(
 
 #: Sampled Monte Carlo CFR stops at the time limit unless --iterations says otherwise.
 SAMPLED_ITERATIONS = 10**12
+#: The least time left that is worth sampling a game in (else it is refused with its size).
+MIN_SAMPLING_SECONDS = 0.5
 
 
 def _sizes(size: TreeCount) -> tuple[dict[str, Any], list[str]]:

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from gdl.extensive.sampling import BATCH, Sampler
+from gdl.extensive.sampling import BATCH, Sampler, next_batch
 
 #: The probability with which the bound holds.
 CONFIDENCE = 0.95
@@ -89,15 +89,18 @@ def exploitability_lower_bound(
     arrays["choice"][:] = -1
     arrays["set_visits"][:] = 0
     learnt = [0, 0]
+    batch = 100
     for responder in range(2):
         sampler.earn_root[0] = 0.0
         deadline = None if seconds is None else began + seconds * (responder + 1) / 4
         for round_ in range(LEARN_ROUNDS):
             wanted = plays * (round_ + 1) // LEARN_ROUNDS - learnt[responder]
             while wanted > 0 and not sampler.full and (deadline is None or time.monotonic() < deadline):
+                before = time.process_time()
                 done = sampler.play(
-                    kernel.LEARN, min(BATCH, wanted), responder=responder, exploration=LEARN_EXPLORATION
+                    kernel.LEARN, min(batch, wanted), responder=responder, exploration=LEARN_EXPLORATION
                 )
+                batch = next_batch(batch, time.process_time() - before)
                 learnt[responder] += done
                 wanted -= done
             if learnt[responder]:

@@ -35,8 +35,11 @@ if TYPE_CHECKING:
 
 #: Rows of each table at first (they double as they fill).
 FIRST_ROWS = 1 << 12
-#: Plays a call of the kernel samples between two looks at the clock.
+#: The most plays a call of the kernel samples between two looks at the clock (fewer, by
+#: :func:`next_batch`, where plays are slow).
 BATCH = 20_000
+#: The CPU-seconds a call of the kernel aims at.
+BATCH_SECONDS = 0.05
 #: Steps of the longest play the sampling accepts.
 MAX_STEPS = 1_000
 
@@ -251,8 +254,11 @@ def sample_mccfr(
     began, cpu = time.monotonic(), time.process_time()
     done = 0
     stopped = "iterations"
+    batch = 100
     while done < iterations:
-        done += sampler.play(MCCFR, min(BATCH, iterations - done), start=start + done)
+        before = time.process_time()
+        done += sampler.play(MCCFR, min(batch, iterations - done), start=start + done)
+        batch = next_batch(batch, time.process_time() - before)
         if sampler.full:
             stopped = "memory"
             break
@@ -260,6 +266,12 @@ def sample_mccfr(
             stopped = "time"
             break
     return SampledRun(done, stopped, time.monotonic() - began, time.process_time() - cpu)
+
+
+def next_batch(batch: int, seconds: float) -> int:
+    """The plays of the next call of the kernel, after ``batch`` took ``seconds``: as many as take
+    :data:`BATCH_SECONDS`, at most twice the last and at most :data:`BATCH`."""
+    return max(1, min(BATCH, 2 * batch, int(batch * BATCH_SECONDS / max(seconds, 1e-9))))
 
 
 def _table(rows: int) -> npt.NDArray[np.int64]:
@@ -286,4 +298,4 @@ def _broken(game: Game, status: int) -> Exception:
     return GdlSourceError(f"game {game.name!r}: {why}")
 
 
-__all__ = ["BATCH", "SampledRun", "Sampler", "sample_mccfr"]
+__all__ = ["BATCH", "SampledRun", "Sampler", "next_batch", "sample_mccfr"]
