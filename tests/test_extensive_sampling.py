@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.cli import run
 from support.paths import GAMES
+from test_extensive_generate import gdl2_games
 
+import gdl
+from gdl.errors import ArraysUnsupportedError, GdlError, GdlSourceError
 from gdl.extensive.best_response import plans_exploitability
 from gdl.extensive.from_gdl import load_gdl2
 from gdl.extensive.generate import GameTree, generate_tree
@@ -118,6 +121,32 @@ def test_gdl_solve_samples_a_game_too_large_to_store(
     report = json.loads(out)
     assert status == 1 and report["tree"] == "sampled" and report["stopped"] == "memory"
     assert "exploitability" not in report  # no exploitability measured: a bound of it only
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(gdl2_games())
+def test_random_gdl2_games_sample_the_information_sets_of_their_tree(text: str) -> None:
+    try:
+        game = gdl.parse(text, file="random.kif")
+    except GdlError:
+        return  # a drawn game that breaks GDL: nothing to sample
+    sampler = Sampler(game, seed=2)
+    try:
+        tree = generate_tree(game)
+    except ArraysUnsupportedError:  # the drawn goals are not constant-sum, or the game is odd
+        if len(game.players) == 2:
+            with pytest.raises(GdlSourceError, match=r"do not sum to the same|no goal value|forgets"):
+                sample_mccfr(sampler, 20_000)
+        return
+    sample_mccfr(sampler, 20_000)
+    found = sampler.tree_sets(tree)
+    # Every information set sampled is one of the tree's, numbered once (not every one of the tree's
+    # need be sampled: the player not updated follows its current strategy, which may skip actions).
+    assert sorted(found[found >= 0]) == list(range(sampler.sets))
+    assert (sampler.sets > 0) == (len(found) > 0)
+    if (tree.set_player == 0).any() and (tree.set_player == 1).any():  # a sequence form of two sides
+        form = SequenceForm.from_tree(tree)
+        assert _exact(sampler, tree, form) >= -1e-12
 
 
 @pytest.mark.slow

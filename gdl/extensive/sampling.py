@@ -178,17 +178,12 @@ class Sampler:
             for member in ("regrets", "average", "earn"):
                 self.arrays[member] = _grown(self.arrays[member], size, 0)
 
-    def average_plans(self, tree: GameTree, form: SequenceForm) -> tuple[FloatArray, FloatArray]:
-        """The average strategy's realization plans on the stored tree of the same game (uniform at
-        the information sets no play touched), to measure its exploitability exactly there."""
+    def tree_sets(self, tree: GameTree) -> npt.NDArray[np.int64]:
+        """Per information set of the stored tree of the same game, its number in these tables (-1:
+        never sampled); the tree's views, percepts and legal moves are numbered as these are."""
         from gdl.extensive.sampling_kernel import lookup
 
         a, t = self.arrays, self.tables
-        behaviours = [np.zeros(len(side.sequences)) for side in form.sides]
-        sides = [np.flatnonzero(tree.set_player == mover) for mover in range(2)]
-        index_in_side = np.zeros(len(tree.set_player), dtype=np.int64)
-        for mine in sides:
-            index_in_side[mine] = np.arange(len(mine))
         # The tree's views as this sampler numbers them (-1: never sampled), parents first.
         mine_of_view = np.full(len(tree.view_keys), -1, dtype=np.int64)
         for view, (parent, move, percepts) in enumerate(tree.view_keys):
@@ -205,18 +200,30 @@ class Sampler:
                     continue
                 key = np.asarray([mine_of_view[parent], move, found], dtype=np.int64)
             mine_of_view[view] = lookup(a["view_keys"], t["view_keys"], key)
+        sets = np.full(len(tree.set_player), -1, dtype=np.int64)
         for number in range(len(tree.set_player)):
+            view = mine_of_view[tree.set_view[number]]
+            legal = lookup(a["legal_keys"], t["legal_keys"], tree.legal_keys[tree.set_legal[number]])
+            if view >= 0 and legal >= 0:
+                sets[number] = lookup(a["set_keys"], t["set_keys"], np.asarray([view, legal], dtype=np.int64))
+        return sets
+
+    def average_plans(self, tree: GameTree, form: SequenceForm) -> tuple[FloatArray, FloatArray]:
+        """The average strategy's realization plans on the stored tree of the same game (uniform at
+        the information sets no play touched), to measure its exploitability exactly there."""
+        a = self.arrays
+        behaviours = [np.zeros(len(side.sequences)) for side in form.sides]
+        sides = [np.flatnonzero(tree.set_player == mover) for mover in range(2)]
+        index_in_side = np.zeros(len(tree.set_player), dtype=np.int64)
+        for mine in sides:
+            index_in_side[mine] = np.arange(len(mine))
+        for number, found in enumerate(self.tree_sets(tree)):
             mover = int(tree.set_player[number])
             side = form.sides[mover]
             first, count = int(side.first[index_in_side[number]]), int(side.count[index_in_side[number]])
             behaviour = behaviours[mover]
             behaviour[first : first + count] = 1.0 / count
-            view = mine_of_view[tree.set_view[number]]
-            if view < 0:
-                continue
-            legal = lookup(a["legal_keys"], t["legal_keys"], tree.legal_keys[tree.set_legal[number]])
-            found = lookup(a["set_keys"], t["set_keys"], np.asarray([view, legal], dtype=np.int64))
-            if legal < 0 or found < 0:
+            if found < 0:
                 continue
             start = int(a["set_first"][found])
             weights = a["average"][start : start + count]
