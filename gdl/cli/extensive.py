@@ -204,7 +204,9 @@ def _sampled(
         return _refused(args, game, size, f"{why}, and no time is left to sample it", started, memory)
     bar.say(f"sampling {args.game} by Monte Carlo CFR for {left:.3g} s (the tree is not stored)")
     try:
-        solution = solve_sampled(game, args.iterations or SAMPLED_ITERATIONS, seconds=left, memory=memory)
+        solution = solve_sampled(
+            game, args.iterations or SAMPLED_ITERATIONS, seconds=left, memory=memory, progress=bar.say
+        )
     except (ArraysUnsupportedError, GdlSourceError) as problem:
         bar.close()
         return _refused(args, game, size, f"{why}; sampling it failed: {problem}", started, memory)

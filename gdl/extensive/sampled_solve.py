@@ -5,6 +5,7 @@ strategy's exploitability (:mod:`gdl.extensive.sampled_bound`) for the rest."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,16 +52,25 @@ class SampledSolution:
 
 def solve_sampled(
     game: Game, iterations: int, *, seconds: float | None = None, memory: int = DEFAULT_MEMORY, seed: int = 0,
-    bound_plays: int = BOUND_PLAYS,
+    bound_plays: int = BOUND_PLAYS, progress: Callable[[str], None] | None = None,
 ) -> SampledSolution:
     """Run sampled MCCFR on ``game`` for ``iterations`` iterations or :data:`SAMPLING_SHARE` of
     ``seconds``, then bound its exploitability in what is left (at most ``bound_plays`` plays of each
-    phase). Raises :class:`~gdl.errors.ArraysUnsupportedError` for a game without a network and
+    phase); ``progress(text)`` says how the sampling goes. Raises
+    :class:`~gdl.errors.ArraysUnsupportedError` for a game without a network and
     :class:`~gdl.errors.GdlSourceError` when a sampled play breaks the rules."""
     began = time.monotonic()
     sampler = Sampler(game, memory=memory, seed=seed)
-    run = sample_mccfr(sampler, iterations, seconds=None if seconds is None else SAMPLING_SHARE * seconds)
+    def sampled(done: int, spent: float) -> None:
+        if progress is not None:
+            progress(f"Monte Carlo CFR: {done:,} iterations, {done / max(spent, 1e-9):,.0f} per second, "
+                     f"{sampler.sets:,} information sets")
+
+    share = None if seconds is None else SAMPLING_SHARE * seconds
+    run = sample_mccfr(sampler, iterations, seconds=share, progress=sampled)
     left = None if seconds is None else max(seconds - (time.monotonic() - began), 0.01)
+    if progress is not None:
+        progress("learning best responders and evaluating them, for a lower bound of the exploitability")
     bound = exploitability_lower_bound(sampler, bound_plays, seconds=left)
     return SampledSolution(game.name, run, sampler.infosets(), bound, time.monotonic() - began)
 

@@ -18,6 +18,7 @@ gives a statistical lower bound of the average strategy's exploitability instead
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -251,9 +252,11 @@ class SampledRun:
 
 def sample_mccfr(
     sampler: Sampler, iterations: int, *, seconds: float | None = None, start: int = 0,
+    progress: Callable[[int, float], None] | None = None,
 ) -> SampledRun:
     """Run outcome-sampling MCCFR on ``sampler``'s game for ``iterations`` iterations (fewer once
-    ``seconds`` have passed or the tables are full), starting at iteration ``start``."""
+    ``seconds`` have passed or the tables are full), starting at iteration ``start``;
+    ``progress(iterations, seconds)`` is called after every call of the kernel."""
     from gdl.extensive.sampling_kernel import MCCFR
 
     if iterations < 1:
@@ -266,6 +269,8 @@ def sample_mccfr(
         before = time.process_time()
         done += sampler.play(MCCFR, min(batch, iterations - done), start=start + done)
         batch = next_batch(batch, time.process_time() - before)
+        if progress is not None:
+            progress(done, time.monotonic() - began)
         if sampler.full:
             stopped = "memory"
             break
