@@ -74,3 +74,7 @@ def test_solve_tree_proves_its_bounds_around_the_known_value(
     assert "rounding error bounded" in report["guarantee"] and report["rounding_error"] == solution.rounding
     shown_low, shown_high = (float(b) for b in report["bounds"][tree.players[0]])
     assert Fraction(shown_low) <= low and high <= Fraction(shown_high)  # rounded outwards
+    # The proven bound of the exploitability is above what was measured, by at most the rounding.
+    bound = report["exploitability_bound"]
+    assert bound["kind"] == "proven upper bound"
+    assert solution.exploitability <= bound["upper_bound"] <= solution.exploitability + 3 * solution.rounding

@@ -88,6 +88,9 @@ class ExtensiveSolution:
     #: The proven bound of the rounding error of best responses computed in floating point (None: in
     #: exact arithmetic, or not proven).
     rounding: float | None = None
+    #: A proven upper bound of the strategies' exploitability, where best responses in floating point
+    #: with ``rounding`` give one.
+    exploitability_upper: Fraction | None = None
 
     @property
     def exact(self) -> dict[str, Fraction] | None:
@@ -156,6 +159,10 @@ class ExtensiveSolution:
                 report["exact_goal_value"] = {p: str(v + offset) for p, v in exact.items()}
         if self.rounding is not None:
             report["rounding_error"] = self.rounding
+        if self.exploitability_upper is not None:
+            report["exploitability_bound"] = {
+                "kind": "proven upper bound", "upper_bound": _outward(self.exploitability_upper, 1),
+            }
         if self.iterations is not None:
             report["iterations"] = self.iterations
             report["history"] = [{"iteration": i, "exploitability": e} for i, e in self.history]
@@ -291,13 +298,15 @@ def solve_tree(
             first: (exact_constant - two.upper, one.upper), second: (exact_constant - one.upper, two.upper)
         }
         proven, rounding = True, max(one.error, two.error)
+        upper = (one.upper + two.upper - exact_constant) / 2
     except RoundingBoundError:
-        pass
+        upper = None
     solution = ExtensiveSolution(
         tree, method, _CONCEPTS.get(method, LP_CONCEPT), dict(found.value), bounds,
         found.strategies if small else {}, measured.exploitability, time.perf_counter() - start,
         {**tree.sizes, **form.describe()}, iterations=getattr(found, "iterations", None),
         history=tuple(getattr(found, "history", ())), proven=proven, rounding=rounding,
+        exploitability_upper=upper,
     )
     return replace(solution, reason=f"not solved exactly: {solution.guarantee}")
 
