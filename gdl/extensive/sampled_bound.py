@@ -88,6 +88,7 @@ def exploitability_lower_bound(
     arrays["earn"][:] = 0.0
     arrays["choice"][:] = -1
     arrays["set_visits"][:] = 0
+    sampler.full = False  # the learning may take the memory MCCFR left
     learnt = [0, 0]
     batch = 100
     for responder in range(2):

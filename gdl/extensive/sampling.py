@@ -41,6 +41,8 @@ FIRST_ROWS = 1 << 12
 BATCH = 20_000
 #: The CPU-seconds a call of the kernel aims at.
 BATCH_SECONDS = 0.05
+#: The share of the memory MCCFR's tables may take (the rest is kept for learning best responders).
+MCCFR_MEMORY = 0.75
 #: Steps of the longest play the sampling accepts.
 MAX_STEPS = 1_000
 
@@ -119,10 +121,10 @@ class Sampler:
 
     def play(
         self, mode: int, plays: int, *, start: int = 0, responder: int = 0, exploration: float = EXPLORATION,
-        outcomes: FloatArray | None = None,
+        outcomes: FloatArray | None = None, share: float = 1.0,
     ) -> int:
         """Sample ``plays`` plays in ``mode`` (:mod:`gdl.extensive.sampling_kernel`); the plays done
-        (fewer when the tables are full: :attr:`full`)."""
+        (fewer when the tables would pass ``share`` of the memory: :attr:`full`)."""
         from gdl.extensive import sampling_kernel as kernel
 
         setup, a, t = self.setup, self.arrays, self.tables
@@ -146,7 +148,7 @@ class Sampler:
                 break
             if status != kernel.GROW:
                 raise _broken(self.game, status)
-            if 2 * self.used() > self.memory:
+            if 2 * self.used() > share * self.memory:
                 self.full = True
                 break
             self._grow()
@@ -255,8 +257,8 @@ def sample_mccfr(
     progress: Callable[[int, float], None] | None = None,
 ) -> SampledRun:
     """Run outcome-sampling MCCFR on ``sampler``'s game for ``iterations`` iterations (fewer once
-    ``seconds`` have passed or the tables are full), starting at iteration ``start``;
-    ``progress(iterations, seconds)`` is called after every call of the kernel."""
+    ``seconds`` have passed or the tables take :data:`MCCFR_MEMORY` of the memory), starting at
+    iteration ``start``; ``progress(iterations, seconds)`` is called after every call of the kernel."""
     from gdl.extensive.sampling_kernel import MCCFR
 
     if iterations < 1:
@@ -264,10 +266,11 @@ def sample_mccfr(
     began, cpu = time.monotonic(), time.process_time()
     done = 0
     stopped = "iterations"
+    sampler.full = False
     batch = 100
     while done < iterations:
         before = time.process_time()
-        done += sampler.play(MCCFR, min(batch, iterations - done), start=start + done)
+        done += sampler.play(MCCFR, min(batch, iterations - done), start=start + done, share=MCCFR_MEMORY)
         batch = next_batch(batch, time.process_time() - before)
         if progress is not None:
             progress(done, time.monotonic() - began)
