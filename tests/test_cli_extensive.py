@@ -129,7 +129,7 @@ def test_a_gdl2_game_too_large_for_the_memory_is_refused_with_its_size(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GDL_MEMORY_MB", "1")  # half a megabyte for the arrays: spoof needs about 650 KB
-    status, out, _ = run(capsys, "solve", str(GAMES / "spoof.kif"), "--json")
+    status, out, _ = run(capsys, "solve", str(GAMES / "spoof.kif"), "--json", "--method", "lp")
     report = json.loads(out)
     assert status == 1 and report["solved"] is False
     assert report["size"]["nodes"] == 16_381 and report["size"]["terminals"] == 10_239
@@ -149,10 +149,11 @@ def test_a_gdl2_game_beyond_the_objects_is_solved_on_its_arrays(
     monkeypatch.setattr(gdl.cli.extensive, "DEFAULT_MAX_NODES", 10)  # kuhn's 55 nodes stay arrays
     status, out, _ = run(capsys, "solve", str(GAMES / "kuhn.kif"), "--method", "dcfr", "--json")
     report = json.loads(out)
-    # Measured on the whole tree in floating point, not proven: never "solved".
+    # Proven in floating point with a bound of the rounding error, but never "solved" exactly.
     assert status == 1 and report["solved"] is False and report["method"] == "dcfr"
     assert report["value"]["player1"] == pytest.approx(-1 / 18, abs=1e-3)
-    assert "not proven" in report["guarantee"] and report["exploitability"] < 1e-3
+    assert "rounding error bounded" in report["guarantee"] and report["exploitability"] < 1e-3
+    assert 0 < report["rounding_error"] < 1e-12
     assert report["size"]["terminal"] == 30 and set(report["strategies"]) == {"player1", "player2"}
     low, high = (float(bound) for bound in report["bounds"]["player1"])  # floats, as measured
     assert low <= -1 / 18 <= high and high - low <= 4 * report["exploitability"] + 1e-12

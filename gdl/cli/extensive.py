@@ -151,8 +151,10 @@ def _generated(
         pass
     needed = None if size is None else least_bytes(size, len(game.players))
     if needed is not None and needed > memory:
-        return _refused(args, game, size, f"its arrays would take at least {_gib(needed)}, more than the "
-                        f"{_gib(memory)} gdl may use", started, memory)
+        why = f"its arrays would take at least {_gib(needed)}, more than the {_gib(memory)} gdl may use"
+        if _samples(args, game):
+            return _sampled(args, game, size, why, started, memory, bar)
+        return _refused(args, game, size, why, started, memory)
     generated = [0, 0.0]
     total = f" of {size.nodes:,}" if size is not None else ""
 
@@ -174,13 +176,76 @@ def _generated(
     except (GameTooLargeError, OutOfTimeError) as problem:
         nodes, seconds = generated
         rate = nodes / max(seconds, 1e-9)
-        return _refused(
-            args, game, size, f"{problem} ({nodes:,} nodes made in {seconds:.3g} s, {rate:,.0f} per second)",
-            started, memory,
-        )
+        why = f"{problem} ({nodes:,} nodes made in {seconds:.3g} s, {rate:,.0f} per second)"
+        if isinstance(problem, GameTooLargeError) and _samples(args, game):
+            return _sampled(args, game, size, why, started, memory, bar)
+        return _refused(args, game, size, why, started, memory)
     if tree.nodes <= DEFAULT_MAX_NODES:
         return game_of_tree(tree)
     return tree
+
+
+def _samples(args: argparse.Namespace, game: Game) -> bool:
+    """Whether a game whose extensive form is too large to store is solved by sampling it instead."""
+    return len(game.players) == 2 and (args.method or "auto") in ("auto", "mccfr")
+
+
+def _sampled(
+    args: argparse.Namespace, game: Game, size: TreeCount | None, why: str, started: float, memory: int,
+    bar: Progress,
+) -> int:
+    """Solve a game too large to store by sampled Monte Carlo CFR, and report it with the tree's size
+    and why it was not stored; the exit status (1: never solved exactly)."""
+    from gdl.errors import GdlSourceError
+    from gdl.extensive.sampled_solve import solve_sampled
+
+    left = time_left(args.time_limit, started)
+    if left < MIN_SAMPLING_SECONDS:
+        return _refused(args, game, size, f"{why}, and no time is left to sample it", started, memory)
+    bar.say(f"sampling {args.game} by Monte Carlo CFR for {left:.3g} s (the tree is not stored)")
+    try:
+        solution = solve_sampled(
+            game, args.iterations or SAMPLED_ITERATIONS, seconds=left, memory=memory, progress=bar.say
+        )
+    except (ArraysUnsupportedError, GdlSourceError) as problem:
+        bar.close()
+        return _refused(args, game, size, f"{why}; sampling it failed: {problem}", started, memory)
+    bar.close()
+    reason = f"not solved: {why}, so it was sampled instead of stored"
+    report: dict[str, Any] = {"game": args.game, **solution.to_json(), "reason": reason}
+    if size is not None:
+        sizes, shown = _sizes(size)
+        report["size"] = sizes
+        report["reason"] = reason = f"{reason}; the extensive form has {', '.join(shown)}"
+    if not args.json:
+        run = solution.run
+        stopped = {"iterations": "its iterations", "time": "the time limit", "memory": "the memory"}
+        touched = ", ".join(f"{player} {count:,}" for player, count in solution.infosets.items())
+        print(f"{args.game}: {reason}; {report['concept']}")
+        print(f"method: {METHOD_NAMES['mccfr']} through the engine ({run.iterations:,} iterations, "
+              f"{run.rate:,.0f} per CPU-second, stopped at {stopped[run.stopped]}); information sets "
+              f"touched: {touched}")
+        print(f"guarantee: {solution.guarantee}")
+        print(f"time: {solution.seconds:.3f} s")
+    return 1 if emit_json(args, report, "solve") else 2
+
+
+#: Sampled Monte Carlo CFR stops at the time limit unless --iterations says otherwise.
+SAMPLED_ITERATIONS = 10**12
+#: The least time left that is worth sampling a game in (else it is refused with its size).
+MIN_SAMPLING_SECONDS = 0.5
+
+
+def _sizes(size: TreeCount) -> tuple[dict[str, Any], list[str]]:
+    """A tree's counted size, for JSON and in words."""
+    sizes: dict[str, Any] = {
+        "nodes": size.nodes, "terminals": size.terminals, "states": size.states, "saturated": size.saturated,
+    }
+    least = "at least " if size.saturated else ""  # the counts stop at 2**62
+    shown = [
+        f"{least}{size.nodes:,} nodes", f"{least}{size.terminals:,} terminals", f"{size.states:,} states"
+    ]
+    return sizes, shown
 
 
 def _refused(
@@ -191,14 +256,7 @@ def _refused(
     reason = f"not solved: {why}"
     report: dict[str, Any] = {"game": args.game, "solved": False, "reason": reason}
     if size is not None:
-        sizes: dict[str, Any] = {
-            "nodes": size.nodes, "terminals": size.terminals, "states": size.states,
-            "saturated": size.saturated,
-        }
-        least = "at least " if size.saturated else ""  # the counts stop at 2**62
-        shown = [
-            f"{least}{size.nodes:,} nodes", f"{least}{size.terminals:,} terminals", f"{size.states:,} states"
-        ]
+        sizes, shown = _sizes(size)
         infosets: dict[str, Any] = {}
         for player in game.players:
             left = time_left(args.time_limit, started) / 2  # each player's count takes half what is left

@@ -48,7 +48,9 @@ behaviour strategy and the exploitability that proves it, by the sequence-form L
 exact), CFR+, Discounted CFR or Monte Carlo CFR (--method cfr, dcfr, mccfr --iterations N, stopping with
 what they have at --time-limit); --method auto (the default) takes the LP for a small game, DCFR beyond.
 A GDL-II game is counted and generated on the compiled network, with its progress on a terminal; one
-too large for the memory is refused with its size.
+too large for the memory is printed with its size and, with --method auto or mccfr, sampled instead of
+stored (Monte Carlo CFR through the engine until --time-limit or --iterations, then a statistical lower
+bound of its strategy's exploitability: 95 % confidence, not a proof), else refused.
 
 Exit status: 0 solved, 1 not solved, 2 unusable input.""",
         [
@@ -56,6 +58,7 @@ Exit status: 0 solved, 1 not solved, 2 unusable input.""",
             "gdl solve games/kuhn.efg --json",
             "gdl solve games/kuhn.efg --method cfr --iterations 500",
             "gdl solve games/leduc.kif --method dcfr --iterations 2000 --quiet",
+            "gdl solve games/kriegtictactoe.kif --time-limit 30 --json",
             "gdl solve games/nim.kif --time-limit 5 --max-states 100000",
             "gdl solve games/*.kif --jobs 2",
         ],

@@ -58,52 +58,80 @@ def sample(  # pragma: no cover (numba)
     path_first = np.zeros(depth + 1, dtype=np.int64)
     path_count = np.zeros(depth + 1, dtype=np.int64)
     path_action = np.zeros(depth + 1, dtype=np.int64)
+    reach = np.ones(3)
     for t in range(batch):
         updating = (start + t) % 2
         regrets = regrets0 if updating == 0 else regrets1
         node = 0
         steps = 0
-        own_sampling = 1.0  # the updating player's sampling probability so far
-        other_reach = 1.0  # the other player's reach under its strategy
-        sampling = 1.0  # the probability of sampling the play so far
+        reach[:] = 1.0
         while kind[node] != 0:
             k = count[node]
             if kind[node] == 1:
                 a = _pick(probability[first[node] :], k, 0.0, rng)
-                sampling *= probability[first[node] + a]
+                reach[SAMPLING] *= probability[first[node] + a]
                 node = first[node] + a
                 continue
             p = player[node]
             s = sequence[node]
-            row = sigma[steps]
-            _matched(regrets0 if p == 0 else regrets1, s, k, row)
+            a = decide(
+                regrets0 if p == 0 else regrets1, average0 if p == 0 else average1, s, k, sigma[steps],
+                p == updating, exploration, rng, reach, path_first, path_count, path_action, steps,
+            )
             if p == updating:
-                a = _pick(row, k, exploration, rng)
-                chance = (1.0 - exploration) * row[a] + exploration / k
-                own_sampling *= chance
-                sampling *= chance
-                path_first[steps] = s
-                path_count[steps] = k
-                path_action[steps] = a
                 steps += 1
-            else:
-                average = average0 if p == 0 else average1
-                for b in range(k):
-                    average[s + b] += other_reach * row[b] / sampling
-                a = _pick(row, k, 0.0, rng)
-                other_reach *= row[a]
-                sampling *= row[a]
             node = first[node] + a
         value = payoff[first[node]] if updating == 0 else constant - payoff[first[node]]
-        weight = value / own_sampling
-        tail = 1.0
-        for j in range(steps - 1, -1, -1):
-            s = path_first[j]
-            a = path_action[j]
-            chosen = sigma[j, a]
-            for b in range(path_count[j]):
-                if b == a:
-                    regrets[s + b] += weight * tail * (1.0 - chosen)
-                else:
-                    regrets[s + b] -= weight * tail * chosen
-            tail *= chosen
+        update_regrets(regrets, path_first, path_count, path_action, sigma, steps, value / reach[OWN])
+
+
+#: Fields of the reach array of :func:`decide`: the updating player's sampling probability so far, the
+#: other player's reach under its strategy, the probability of sampling the play so far.
+OWN, OTHER, SAMPLING = range(3)
+
+
+@_jit
+def decide(  # pragma: no cover (numba)
+    regrets: Any, average: Any, s: int, k: int, row: Any, updating: bool, exploration: float, rng: Any,
+    reach: Any, path_first: Any, path_count: Any, path_action: Any, steps: int,
+) -> int:
+    """Outcome sampling at a decision whose information set's ``k`` sequences start at ``s``: the
+    current strategy (regret matching) in ``row``, and the action sampled. The updating player explores
+    and records the decision at ``steps`` of the path; the other adds its current strategy, weighted by
+    its reach over the sampling probability, to its average. ``reach`` is updated (see :data:`OWN`)."""
+    _matched(regrets, s, k, row)
+    if updating:
+        a = _pick(row, k, exploration, rng)
+        q = (1.0 - exploration) * row[a] + exploration / k
+        reach[OWN] *= q
+        reach[SAMPLING] *= q
+        path_first[steps] = s
+        path_count[steps] = k
+        path_action[steps] = a
+        return a
+    for b in range(k):
+        average[s + b] += reach[OTHER] * row[b] / reach[SAMPLING]
+    a = _pick(row, k, 0.0, rng)
+    reach[OTHER] *= row[a]
+    reach[SAMPLING] *= row[a]
+    return a
+
+
+@_jit
+def update_regrets(  # pragma: no cover (numba)
+    regrets: Any, path_first: Any, path_count: Any, path_action: Any, sigma: Any, steps: int, weight: float
+) -> None:
+    """Outcome sampling's regret update along the updating player's ``steps`` sampled decisions (its
+    information set's first sequence, its actions, the action taken, its strategy in ``sigma``), the
+    sampled value ``weight`` carried back through the strategy's probabilities of what followed."""
+    tail = 1.0
+    for j in range(steps - 1, -1, -1):
+        s = path_first[j]
+        a = path_action[j]
+        chosen = sigma[j, a]
+        for b in range(path_count[j]):
+            if b == a:
+                regrets[s + b] += weight * tail * (1.0 - chosen)
+            else:
+                regrets[s + b] -= weight * tail * chosen
+        tail *= chosen

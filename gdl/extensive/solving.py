@@ -17,16 +17,20 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from gdl.extensive.exact import as_fractions, best_response, check_profile
 from gdl.extensive.from_gdl import GdlExtensiveGame
 from gdl.extensive.generate import GameTree
 from gdl.extensive.model import ExtensiveGame, tidy
+from gdl.extensive.rounding import RoundingBoundError, proven_response
 
 if TYPE_CHECKING:
     from gdl.extensive.mccfr import FlatTree
@@ -79,8 +83,14 @@ class ExtensiveSolution:
     iterations: int | None = None
     history: tuple[tuple[int, float], ...] = ()
     reason: str = field(default="")
-    #: Whether ``bounds`` are proven in exact arithmetic (else measured in floating point).
+    #: Whether ``bounds`` are proven (in exact arithmetic, or in floating point with ``rounding``).
     proven: bool = True
+    #: The proven bound of the rounding error of best responses computed in floating point (None: in
+    #: exact arithmetic, or not proven).
+    rounding: float | None = None
+    #: A proven upper bound of the strategies' exploitability, where best responses in floating point
+    #: with ``rounding`` give one.
+    exploitability_upper: Fraction | None = None
 
     @property
     def exact(self) -> dict[str, Fraction] | None:
@@ -105,8 +115,10 @@ class ExtensiveSolution:
             "floating point); " if self.method in ITERATIVE else ""
         )
         how = (
-            "proven by exact best responses" if self.proven
-            else "by best responses computed on the whole tree in floating point, not proven"
+            "by best responses computed on the whole tree in floating point, not proven" if not self.proven
+            else "proven by exact best responses" if self.rounding is None
+            else "proven by best responses computed on the whole tree in floating point with their rounding "
+            f"error bounded (at most {self.rounding:.2g})"
         )
         return f"{measured}the value of {first} lies between {float(low):.15g} and {float(high):.15g}, {how}"
 
@@ -126,9 +138,10 @@ class ExtensiveSolution:
             "method": self.method,
             "value": {p: tidy(v) for p, v in self.value.items()},
             "exact_value": None if exact is None else {p: str(v) for p, v in exact.items()},
-            # Bounds measured in floating point are shown as the floats they are, not as their fractions.
+            # Bounds from floating point are shown as floats (rounded outwards when proven), not fractions.
             "bounds": {
-                p: [str(low), str(high)] if self.proven else [repr(float(low)), repr(float(high))]
+                p: [str(low), str(high)] if self.proven and self.rounding is None
+                else [repr(_outward(low, -1)), repr(_outward(high, 1))]
                 for p, (low, high) in self.bounds.items()
             },
             "reason": self.reason,
@@ -144,6 +157,12 @@ class ExtensiveSolution:
             report["goal_value"] = {p: tidy(v + float(offset)) for p, v in self.value.items()}
             if exact is not None:
                 report["exact_goal_value"] = {p: str(v + offset) for p, v in exact.items()}
+        if self.rounding is not None:
+            report["rounding_error"] = self.rounding
+        if self.exploitability_upper is not None:
+            report["exploitability_bound"] = {
+                "kind": "proven upper bound", "upper_bound": _outward(self.exploitability_upper, 1),
+            }
         if self.iterations is not None:
             report["iterations"] = self.iterations
             report["history"] = [{"iteration": i, "exploitability": e} for i, e in self.history]
@@ -246,9 +265,10 @@ def solve_tree(
 ) -> ExtensiveSolution:
     """Solve a two-player game held as arrays (:class:`gdl.extensive.generate.GameTree`, too large for
     a Python object per node) on its sequence form built from the arrays. The value's bounds are each
-    player's best response to the other's strategy, computed on the whole tree in floating point (not
-    proven: :attr:`ExtensiveSolution.proven` is False, and the game is never counted as solved); the
-    strategies are reported for at most :data:`STRATEGY_LIMIT` information sets."""
+    player's best response to the other's strategy, computed on the whole tree in floating point with
+    a proven bound of their rounding error (:mod:`gdl.extensive.rounding`; where that analysis does not
+    apply, the bounds are measured only: :attr:`ExtensiveSolution.proven` is False); the game is never
+    counted as solved. The strategies are reported for at most :data:`STRATEGY_LIMIT` information sets."""
     from gdl.extensive.mccfr import FlatTree
     from gdl.extensive.sequence import SequenceForm
 
@@ -265,13 +285,38 @@ def solve_tree(
         first: (Fraction(constant - best[second]), Fraction(best[first])),
         second: (Fraction(constant - best[first]), Fraction(best[second])),
     }
+    proven, rounding = False, None
+    try:
+        x, y = found.plans
+        most = float(np.abs(tree.payoffs()).max()) if len(tree.term_den) else 0.0
+        one, two = (
+            proven_response(form, mover, plan, len(tree.term_den), most)
+            for mover, plan in ((0, y), (1, x))
+        )
+        exact_constant = form.constant_sum or Fraction(0)
+        bounds = {
+            first: (exact_constant - two.upper, one.upper), second: (exact_constant - one.upper, two.upper)
+        }
+        proven, rounding = True, max(one.error, two.error)
+        upper = (one.upper + two.upper - exact_constant) / 2
+    except RoundingBoundError:
+        upper = None
     solution = ExtensiveSolution(
         tree, method, _CONCEPTS.get(method, LP_CONCEPT), dict(found.value), bounds,
         found.strategies if small else {}, measured.exploitability, time.perf_counter() - start,
         {**tree.sizes, **form.describe()}, iterations=getattr(found, "iterations", None),
-        history=tuple(getattr(found, "history", ())), proven=False,
+        history=tuple(getattr(found, "history", ())), proven=proven, rounding=rounding,
+        exploitability_upper=upper,
     )
     return replace(solution, reason=f"not solved exactly: {solution.guarantee}")
+
+
+def _outward(bound: Fraction, direction: int) -> float:
+    """A bound as the nearest float on its side (``direction`` -1: not above it, 1: not below)."""
+    near = float(bound)
+    if direction * (Fraction(near) - bound) < 0:
+        near = math.nextafter(near, direction * math.inf)
+    return near
 
 
 def _one_player(game: ExtensiveGame, start: float) -> ExtensiveSolution:

@@ -9,6 +9,7 @@ from gdl.engines.compiled import CompiledReasoner
 from gdl.extensive.count import count_infosets, count_tree
 from gdl.extensive.generate import generate_tree
 from gdl.extensive.mccfr import FlatTree, solve_mccfr
+from gdl.extensive.sampled_solve import solve_sampled
 from gdl.extensive.sequence import SequenceForm
 from gdl.game import Game
 
@@ -39,3 +40,4 @@ def warm_up() -> None:
     count_infosets(game, "a")
     form = SequenceForm.from_tree(tree)
     solve_mccfr(form, 2, report_every=2, tree=FlatTree.from_arrays(tree, form))
+    solve_sampled(game, 2, bound_plays=2)  # sampling, learning a responder and evaluating it: every kernel
