@@ -78,3 +78,37 @@ def test_solve_tree_proves_its_bounds_around_the_known_value(
     bound = report["exploitability_bound"]
     assert bound["kind"] == "proven upper bound"
     assert solution.exploitability <= bound["upper_bound"] <= solution.exploitability + 3 * solution.rounding
+
+
+ONE_SIDED = """
+(role random) (role guesser) (role watcher)
+(init (step 0))
+(<= (legal random (deal ?c)) (true (step 0)) (card ?c))
+(<= (legal random noop) (not (true (step 0))))
+(<= (legal guesser noop) (true (step 0)))
+(<= (legal guesser (guess ?c)) (true (step 1)) (card ?c))
+(legal watcher noop)
+(card a) (card b)
+(<= (next (dealt ?c)) (does random (deal ?c)))
+(<= (next (dealt ?c)) (true (dealt ?c)))
+(<= (next (guessed ?c)) (does guesser (guess ?c)))
+(<= (next (step 1)) (true (step 0)))
+(<= (next (step 2)) (true (step 1)))
+(<= terminal (true (step 2)))
+(<= (goal guesser 100) (true (dealt ?c)) (true (guessed ?c)))
+(<= (goal guesser 0) (true (dealt ?c)) (not (true (guessed ?c))))
+(<= (goal watcher 0) (true (dealt ?c)) (true (guessed ?c)))
+(<= (goal watcher 100) (true (dealt ?c)) (not (true (guessed ?c))))
+(<= (sees watcher (step ?s)) (true (step ?s)))
+"""
+
+
+def test_a_stored_tree_where_one_player_never_chooses_has_a_sequence_form_and_a_value() -> None:
+    # The guesser cannot see the card: a coin flip, worth 50 of its goal to it (payoff 0, the goals less
+    # half their sum); the watcher has no decision at all.
+    tree = generate_tree(load_gdl2(ONE_SIDED, "one_sided.kif"))
+    form = SequenceForm.from_tree(tree)
+    assert [len(side.infosets) for side in form.sides] == [1, 0]
+    solved = solve_tree(tree, "lp")
+    low, high = solved.bounds["guesser"]
+    assert tree.goal_offset == 50 and low <= 0 <= high and high - low < 1e-9

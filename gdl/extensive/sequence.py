@@ -172,7 +172,7 @@ class SequenceForm:
         for mover in range(2):
             mine = np.flatnonzero(tree.set_player == mover)
             counts = tree.set_count[mine].astype(np.int64)
-            firsts.append((1 + np.concatenate([[0], np.cumsum(counts)[:-1]])).astype(np.int64))
+            firsts.append((1 + np.concatenate([[0], np.cumsum(counts)])[:-1]).astype(np.int64))
             set_first[mine] = firsts[-1]
 
         def sequence_of(codes: IntArray) -> IntArray:
