@@ -48,19 +48,15 @@ def _hash(row: Any) -> np.uint64:  # pragma: no cover (numba)
 
 
 @_jit
-def intern(keys: Any, table: Any, counters: Any, field: int, row: Any) -> int:  # pragma: no cover (numba)
-    """The number of ``row`` among the rows of ``keys`` (``counters[field]`` of them), added when new;
-    the caller keeps room for it (a free row, and the table at most half full)."""
+def probe(keys: Any, table: Any, row: Any) -> Any:  # pragma: no cover (numba)
+    """The slot of ``row`` in ``table``: the one that holds its number (plus one), or the empty one where
+    it goes."""
     mask = np.uint64(len(table) - 1)
     slot = _hash(row) & mask
     while True:
         held = table[slot]
         if held == 0:
-            number = counters[field]
-            keys[number, :] = row
-            counters[field] = number + 1
-            table[slot] = number + 1
-            return int(number)
+            return slot
         other = keys[held - 1]
         same = True
         for k in range(len(row)):
@@ -68,8 +64,22 @@ def intern(keys: Any, table: Any, counters: Any, field: int, row: Any) -> int:  
                 same = False
                 break
         if same:
-            return int(held - 1)
+            return slot
         slot = (slot + np.uint64(1)) & mask
+
+
+@_jit
+def intern(keys: Any, table: Any, counters: Any, field: int, row: Any) -> int:  # pragma: no cover (numba)
+    """The number of ``row`` among the rows of ``keys`` (``counters[field]`` of them), added when new;
+    the caller keeps room for it (a free row, and the table at most half full)."""
+    slot = probe(keys, table, row)
+    if table[slot] != 0:
+        return int(table[slot] - 1)
+    number = counters[field]
+    keys[number, :] = row
+    counters[field] = number + 1
+    table[slot] = number + 1
+    return int(number)
 
 
 @_jit

@@ -32,7 +32,7 @@ import numpy as np
 
 from gdl.engines.sweep_kernel import sweep
 from gdl.engines.sweep_layout import SIZES, VALUE_SLOTS
-from gdl.extensive.generate_kernel import _hash, analyse_state, intern, sweep_work, told_row
+from gdl.extensive.generate_kernel import analyse_state, intern, probe, sweep_work, told_row
 from gdl.extensive.mccfr_kernel import OWN, SAMPLING, _pick, _uniform, decide, update_regrets
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -51,21 +51,7 @@ COUNTERS = 8
 @_jit
 def lookup(keys: Any, table: Any, row: Any) -> int:  # pragma: no cover (numba)
     """The number of ``row`` among the interned rows, or -1."""
-    mask = np.uint64(len(table) - 1)
-    slot = _hash(row) & mask
-    while True:
-        held = table[slot]
-        if held == 0:
-            return -1
-        other = keys[held - 1]
-        same = True
-        for k in range(len(row)):
-            if other[k] != row[k]:
-                same = False
-                break
-        if same:
-            return int(held - 1)
-        slot = (slot + np.uint64(1)) & mask
+    return int(table[probe(keys, table, row)]) - 1
 
 
 @_jit
