@@ -19,7 +19,9 @@ repeats is found (a state never valued).
 **Memory.** A state costs about ``8 w + 74 + 22 r + 8 m`` bytes (``w`` the 64-bit words of its base
 propositions, ``r`` the roles, ``m`` its joint moves): its row, two hash slots, its successors, its legal
 moves' counts and its values (a numerator and a denominator per player when they are fractions), and the
-graph reversed while valuing (:meth:`Exploration.bytes_per_capacity`). The exploration
+graph reversed while valuing (:meth:`Exploration.bytes_per_capacity`). Arrays grow by doubling; where
+the edges would not fit, :func:`gdl.solve.solve`'s exploration goes on counting the states without
+them, then explores again in arrays of the size counted if those fit. The exploration
 stops with a clear reason before its arrays would pass ``memory`` bytes (by default what the address
 space limit leaves, as ``gdl`` limits it, or :data:`DEFAULT_MEMORY` where it is not limited).
 """
@@ -59,7 +61,9 @@ MOST_STATES = 2**31 - 1
 class Exploration:
     """The reachable states of a game from one state, as arrays (see the module docstring)."""
 
-    def __init__(self, game: Game, root: State, memory: int) -> None:
+    def __init__(self, game: Game, root: State, memory: int, sizes: tuple[int, int] | None = None) -> None:
+        """Arrays for the exploration from ``root`` in ``memory`` bytes: ``sizes`` states and edges when
+        known, else a first capacity that grows."""
         from gdl.retrograde_kernel import rehash
 
         net = game.reasoner.net  # type: ignore[attr-defined]
@@ -87,6 +91,8 @@ class Exploration:
         self.goal_value = np.asarray([int(v) for entries in goals for v, _ in entries], dtype=np.int16)
         self.state_words = max(1, (len(net.fluents) + 63) // 64)
         self.counters = np.zeros(4, dtype=np.int64)
+        #: Whether the successors are only counted, their edges past the memory (:func:`explore`).
+        self.counting = False
         self.capacity = 0
         self.keys = np.zeros((0, self.state_words), dtype=np.uint64)
         self.table = np.zeros(0, dtype=np.uint64)
@@ -95,8 +101,9 @@ class Exploration:
         self.goals = np.zeros((0, roles), dtype=np.int16)
         self.legal_counts = np.zeros((0, roles), dtype=np.int32)
         first = max(2, min(FIRST_CAPACITY, int(memory // self.bytes_per_state())))
-        self.children = np.zeros(first, dtype=np.int32)
-        self.grow_states(first)
+        states, edges = (first, first) if sizes is None else sizes
+        self.children = np.zeros(max(1, edges), dtype=np.int32)
+        self.grow_states(states)
         self.keys[0] = self.row(root)
         self.counters[STATES] = 1
         rehash(self.keys, self.table, 1)
@@ -114,8 +121,9 @@ class Exploration:
         return max(1.0, int(self.counters[EDGES]) / max(1, int(self.counters[EXPANDED])))
 
     def bytes_per_state(self) -> float:
-        """The memory a state takes, the valuing's included, with the mean number of successors so far."""
-        return self.bytes_per_capacity() + EDGE_BYTES * self.branching()
+        """The memory a state takes, the valuing's included, with the mean number of successors so far
+        (only counted, they take none)."""
+        return self.bytes_per_capacity() + (0 if self.counting else EDGE_BYTES * self.branching())
 
     def bytes_per_capacity(self) -> int:
         """The memory a state takes, the valuing's included, but for its edges (:data:`EDGE_BYTES`
@@ -127,8 +135,26 @@ class Exploration:
         return 8 * self.state_words + 16 + 8 + 1 + 2 * roles + 4 * roles + (16 * roles + 4 + 4 + 1 + 32)
 
     def fits(self, capacity: int, edges: int) -> bool:
-        """Whether arrays for ``capacity`` states and ``edges`` edges fit in the memory allowed."""
-        return capacity * self.bytes_per_capacity() + EDGE_BYTES * edges <= self.memory
+        """Whether arrays for ``capacity`` states and ``edges`` edges (none while counting) fit in the
+        memory allowed."""
+        edge_bytes = 0 if self.counting else EDGE_BYTES * edges
+        return capacity * self.bytes_per_capacity() + edge_bytes <= self.memory
+
+    def release(self) -> None:
+        """Free the arrays of the states, keeping the counters."""
+        self.capacity = 0
+        self.keys = np.zeros((0, self.state_words), dtype=np.uint64)
+        self.table = np.zeros(0, dtype=np.uint64)
+        self.child_start = np.zeros(1, dtype=np.int64)
+        self.children = np.zeros(1, dtype=np.int32)
+        self.terminal = np.zeros(0, dtype=np.bool_)
+        self.goals = np.zeros((0, self.goals.shape[1]), dtype=np.int16)
+        self.legal_counts = np.zeros((0, self.legal_counts.shape[1]), dtype=np.int32)
+
+    def count_only(self) -> None:
+        """Go on counting the states and their successors without keeping the edges."""
+        self.counting = True
+        self.children = np.zeros(1, dtype=np.int32)
 
     def grow_states(self, capacity: int) -> None:
         """Room for ``capacity`` states. The arrays are resized in place where the memory allows it (no
@@ -155,6 +181,7 @@ class Exploration:
             self.state_sweep.tables, self.next_sweep.tables, self.legal_first, self.legal_input,
             self.goal_first, self.goal_value, self.keys, self.table, self.counters,
             self.child_start, self.children, self.terminal, self.goals, self.legal_counts, chunk, limit,
+            not self.counting,
         ))
 
 
@@ -165,15 +192,57 @@ def explore(
     max_states: int | None,
     memory: int | None,
     progress: Callable[[int, float], None] | None,
+    count_past_memory: bool = False,
 ) -> tuple[Exploration, str]:
     """The states reachable from ``root``, at most ``max_states`` of them, found before ``stop_at`` (a
     :func:`time.monotonic` instant) in arrays of at most ``memory`` bytes (None: what the address space
     leaves, :func:`memory_room`, or :data:`DEFAULT_MEMORY` where it is not limited); the reason the
     exploration stopped early, or ``""``.
-    ``progress(states, seconds)`` is called about every :data:`CHUNK_SECONDS`.
+    ``progress(states, seconds)`` is called about every :data:`CHUNK_SECONDS`. With
+    ``count_past_memory``, an exploration whose edges would not fit goes on without them, counting the
+    states (so that the refusal says how many there are, or that there are more than ``max_states``).
 
     Raises :class:`NoNetworkError` for a game without a network, and
     :class:`gdl.errors.GameDefinitionError` where the rules break GDL (as the game's states would)."""
+    if getattr(game.reasoner, "net", None) is None:
+        raise NoNetworkError("the game has no network")
+    started = time.monotonic()
+    room = memory_room()
+    if memory is None:
+        memory = DEFAULT_MEMORY if room is None else room
+    memory = memory if room is None else min(memory, room)
+    found = Exploration(game, root, memory)
+    stopped = _explore(found, started, stop_at, max_states, progress, count_past_memory)
+    if stopped or not found.counting:
+        return found, stopped
+    # Every state counted, without the edges: arrays of exactly that size may hold them where arrays
+    # grown by doubling did not.
+    states, edges = int(found.counters[STATES]), int(found.counters[EDGES])
+    widest = int(np.prod(found.legal_counts[:states].astype(np.int64), axis=1).max(initial=1))
+    sizes = (states + widest + LANES_HEADROOM, edges)
+    if sizes[0] * found.bytes_per_capacity() + EDGE_BYTES * edges > memory:
+        return found, _edges_too_large(found)
+    refusal = _edges_too_large(found)
+    found.release()
+    again = Exploration(game, root, memory, sizes)
+    stopped = _explore(again, started, stop_at, max_states, progress, False)
+    return (again, "") if not stopped else (found, refusal)
+
+
+#: The states an exploration sized to a known count keeps free besides the widest state's successors:
+#: those of the joint moves in flight in the kernel's lanes.
+LANES_HEADROOM = 1024
+
+
+def _explore(
+    found: Exploration,
+    started: float,
+    stop_at: float,
+    max_states: int | None,
+    progress: Callable[[int, float], None] | None,
+    count_past_memory: bool,
+) -> str:
+    """Run the exploration ``found`` (see :func:`explore`); the reason it stopped early, or ``""``."""
     from gdl.retrograde_kernel import CHUNK as STOPPED_AT_CHUNK
     from gdl.retrograde_kernel import (
         CULPRIT,
@@ -185,18 +254,12 @@ def explore(
         NO_LEGAL_MOVE,
     )
 
-    if getattr(game.reasoner, "net", None) is None:
-        raise NoNetworkError("the game has no network")
-    started = time.monotonic()
-    room = memory_room()
-    if memory is None:
-        memory = DEFAULT_MEMORY if room is None else room
-    found = Exploration(game, root, memory if room is None else min(memory, room))
+    game = found.game
     chunk = FIRST_CHUNK
     while True:
         now = time.monotonic()
         if now > stop_at:
-            return found, OUT_OF_BUDGET
+            return OUT_OF_BUDGET
         expanded = int(found.counters[EXPANDED])
         status = found.run(chunk, MOST_STATES if max_states is None else min(max_states, MOST_STATES))
         spent = time.monotonic() - now
@@ -208,9 +271,9 @@ def explore(
         if progress is not None:
             progress(int(found.counters[STATES]), found.seconds)
         if status == LIMIT:
-            return found, OUT_OF_BUDGET
+            return OUT_OF_BUDGET
         if status == DONE:
-            return found, ""
+            return ""
         if status in (GROW_STATES, GROW_EDGES):
             states = found.capacity
             if status == GROW_STATES:
@@ -221,14 +284,20 @@ def explore(
             if status == GROW_STATES:  # the edges the states will have, at the branching so far
                 edges = max(edges, int(states * found.branching()))
             if not found.fits(states, edges):
-                return found, _too_large(found)
+                if count_past_memory and not found.counting:
+                    found.count_only()
+                    continue
+                return _too_large(found)
             try:
                 if status == GROW_STATES:
                     found.grow_states(states)
                 else:
                     found.children.resize(edges, refcheck=False)
             except MemoryError:
-                return found, _too_large(found)
+                if count_past_memory and not found.counting:
+                    found.count_only()
+                    continue
+                return _too_large(found)
         elif status in (NO_GOAL, NO_LEGAL_MOVE):
             culprit = found.state(int(found.counters[CULPRIT]))
             # The game's own question raises the error it would raise in play, with its message.
@@ -271,12 +340,25 @@ def memory_room() -> int | None:
 
 
 def _too_large(found: Exploration) -> str:
-    per_state = found.bytes_per_state()
-    memory = f"{found.memory / 2**30:.1f} GiB" if found.memory >= 2**30 else f"{found.memory / 2**20:.1f} MiB"
+    counted = ", counting them without their edges" if found.counting else ""
     return (
-        f"not solved: more than {int(found.counters[STATES]):,} states, which would not fit in {memory} "
-        f"(about {per_state:.0f} bytes a state)"
+        f"not solved: more than {int(found.counters[STATES]):,} states, which would not fit in "
+        f"{_size(found.memory)}{counted} (about {found.bytes_per_state():.0f} bytes a state)"
     )
+
+
+def _edges_too_large(found: Exploration) -> str:
+    states, edges = int(found.counters[STATES]), int(found.counters[EDGES])
+    needed = states * found.bytes_per_capacity() + EDGE_BYTES * edges
+    return (
+        f"not solved: all {states:,} reachable states counted, but with the {edges:,} edges to them they "
+        f"would not fit in {_size(found.memory)} (they need {_size(needed)}, "
+        f"about {needed / max(states, 1):.0f} bytes a state)"
+    )
+
+
+def _size(memory: float) -> str:
+    return f"{memory / 2**30:.1f} GiB" if memory >= 2**30 else f"{memory / 2**20:.1f} MiB"
 
 
 def values(found: Exploration) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:

@@ -252,9 +252,10 @@ def _bits(row: Any, first: int, end: int, found: Any) -> int:  # pragma: no cove
 def _flush(  # pragma: no cover (numba)
     next_tables: Any, work: Any, lanes: int, lane_state: Any, lane_inputs: Any, lane_edge: Any,
     keys: Any, table: Any, counters: Any, children: Any, rows: Any, hashes: Any, block: Any, limit: int,
+    store_edges: bool,
 ) -> bool:
     """The successors of the ``lanes`` pending joint moves, added to the table and written to their
-    edges; False when ``limit`` states would be passed."""
+    edges (unless only counting); False when ``limit`` states would be passed."""
     bases = next_tables[next_tables[SIZES] + BASES]
     shift = home_shift(table)
     _lanes_in(next_tables, work, keys, lane_state, lanes, block)
@@ -287,7 +288,8 @@ def _flush(  # pragma: no cover (numba)
             keys[counters[STATES], :] = following
             table[slot] = table_entry(hashed, counters[STATES])
             counters[STATES] += 1
-        children[lane_edge[lane]] = np.int32((table[slot] & _NUMBER) - _ONE)
+        if store_edges:
+            children[lane_edge[lane]] = np.int32((table[slot] & _NUMBER) - _ONE)
     return True
 
 
@@ -295,13 +297,14 @@ def _flush(  # pragma: no cover (numba)
 def expand(  # pragma: no cover (numba)
     state_tables: Any, next_tables: Any, legal_first: Any, legal_input: Any, goal_first: Any,
     goal_value: Any, keys: Any, table: Any, counters: Any, child_start: Any, children: Any,
-    terminal: Any, goals: Any, legal_counts: Any, chunk: int, limit: int,
+    terminal: Any, goals: Any, legal_counts: Any, chunk: int, limit: int, store_edges: bool,
 ) -> int:
     """Expand up to ``chunk`` states in the order they were added (breadth first): their terminal flag
     and goals, or their successors, added to the table, at most ``limit`` states in all; returns what it
     stopped at (see the module constants; ``counters[CULPRIT]`` names the state a rule problem was found
     in); ``legal_counts[s, r]`` is how many legal moves role ``r`` has in inner state ``s``. States are
-    analysed, and successors evaluated, :data:`LANES` at a time."""
+    analysed, and successors evaluated, :data:`LANES` at a time. Unless ``store_edges``, the successors
+    are only counted (in ``counters[EDGES]``), not written to ``children``."""
     roles = len(legal_first) - 1
     legals = len(legal_input)
     block = np.zeros(64, dtype=np.uint64)
@@ -365,7 +368,7 @@ def expand(  # pragma: no cover (numba)
             if wanted > keys.shape[0] or 2 * wanted > len(table):
                 status = GROW_STATES
                 break
-            if counters[EDGES] + joints > len(children):
+            if store_edges and counters[EDGES] + joints > len(children):
                 status = GROW_EDGES
                 break
             digit[:] = 0  # the joint move's index into each role's legal moves, the last role's fastest
@@ -383,7 +386,7 @@ def expand(  # pragma: no cover (numba)
                 pending += 1
                 if pending == LANES:
                     if not _flush(next_tables, lane_work, pending, lane_state, lane_inputs, lane_edge, keys,
-                                  table, counters, children, rows, hashes, block, limit):
+                                  table, counters, children, rows, hashes, block, limit, store_edges):
                         return LIMIT
                     pending = 0
             counters[EDGES] += joints
@@ -393,11 +396,11 @@ def expand(  # pragma: no cover (numba)
         if pending and counters[EXPANDED] == counters[STATES]:
             # Nothing left to analyse before the pending successors are known.
             if not _flush(next_tables, lane_work, pending, lane_state, lane_inputs, lane_edge, keys,
-                          table, counters, children, rows, hashes, block, limit):
+                          table, counters, children, rows, hashes, block, limit, store_edges):
                 return LIMIT
             pending = 0
     if pending and not _flush(next_tables, lane_work, pending, lane_state, lane_inputs, lane_edge, keys,
-                              table, counters, children, rows, hashes, block, limit):
+                              table, counters, children, rows, hashes, block, limit, store_edges):
         return LIMIT
     if status == DONE and counters[EXPANDED] < counters[STATES]:
         return CHUNK

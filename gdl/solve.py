@@ -322,7 +322,7 @@ def _solved_natively(
     """A game with a network solved by :mod:`gdl.retrograde`: turn-taking games without nature in
     integers, the others in exact fractions (:mod:`gdl.retrograde_values`)."""
     try:
-        found, stopped = explore(game, root, started + budget, max_states, memory, progress)
+        found, stopped = explore(game, root, started + budget, max_states, memory, progress, True)
     except GameDefinitionError as problem:
         reason = f"not solved: the rules break GDL: {problem}"
         return Solution(False, "", {}, [], 0, time.monotonic() - started, reason)

@@ -337,3 +337,25 @@ def test_an_edge_takes_the_bytes_the_memory_is_counted_in() -> None:
     _, parents = reversed_graph(count, found.child_start, found.children)
     assert stopped == "" and found.children.itemsize + parents.itemsize == retrograde.EDGE_BYTES
     assert len(parents) == int(found.counters[retrograde.EDGES])
+
+
+def test_states_whose_edges_did_not_fit_as_arrays_grew_are_explored_again_in_arrays_of_their_size() -> None:
+    # About 120 bytes a state of tictactoe and 8 an edge: arrays grown by doubling to 7,936 states do not
+    # fit in 1 MB with their edges, so the states are counted without them (5,478 states, 16,167 edges),
+    # then explored again in arrays of that size, which fit, and solved.
+    game = gdl.load(GAMES / "tictactoe.kif", engine="compiled")
+    found, stopped = retrograde.explore(game, game.initial_state(), float("inf"), None, 1_000_000, None, True)
+    assert stopped == "" and not found.counting and found.capacity < 7_936
+    assert int(found.counters[retrograde.STATES]) == 5478 and int(found.counters[retrograde.EDGES]) == 16167
+    solution = solve(gdl.load(GAMES / "tictactoe.kif"), memory=1_000_000)
+    assert solution.solved and solution.value == {"xplayer": 50, "oplayer": 50}
+    # Without counting past the memory (the puzzle solver's way), the same memory is refused.
+    _, stopped = retrograde.explore(game, game.initial_state(), float("inf"), None, 1_000_000, None)
+    assert "would not fit in" in stopped
+
+
+def test_states_whose_edges_will_not_fit_are_still_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(retrograde, "EDGE_BYTES", 200)  # edges dear enough not to fit even sized
+    solution = solve(gdl.load(GAMES / "tictactoe.kif"), memory=1_500_000)
+    assert not solution.solved and solution.states == 5478
+    assert "all 5,478 reachable states counted, but with the 16,167 edges to them" in solution.reason
