@@ -45,6 +45,7 @@ from gdl.players.base import Player, at_least
 from gdl.players.equilibrium import EquilibriumPlayer
 from gdl.players.mcts import MctsPlayer
 from gdl.players.puzzles.player import PuzzlePlayer
+from gdl.players.uct.decisive import watch
 from gdl.players.uct.tree import EDGE_BYTES, NODE_BYTES, Edge, Tree
 from gdl.syntax.model import Term
 from gdl.views import View, plays_with_views
@@ -68,7 +69,11 @@ class UctPlayer(Player):
     the room of the tree; ``margin`` (float, seconds) kept free before each deadline; ``ponder`` (int, 0
     or 1) whether to search on between a reply and the next message; ``iterations``
     (int) stops each search after about that many iterations (the clock still applies); ``seed`` (int)
-    makes a search bounded by iterations reproducible.
+    makes a search bounded by iterations reproducible; ``decisive`` (int, 0 or 1) whether a playout
+    plays a move that ends the game with the best goal of the role to move, where the network shows one
+    may be (:mod:`gdl.players.uct.decisive`); ``tries`` (int) the most candidates a playout step tries;
+    ``anti`` (int) how many times a playout move after which the next role to move has such a move is
+    drawn again (0: never).
     """
 
     name = "uct"
@@ -82,8 +87,16 @@ class UctPlayer(Player):
         ponder: int = 1,
         iterations: int | None = None,
         seed: int | None = None,
+        decisive: int = 0,
+        tries: int = 4,
+        anti: int = 0,
     ) -> None:
         at_least("uct", "c", c, 0)
+        at_least("uct", "tries", tries, 1)
+        self.decisive = int(bool(decisive))
+        self.tries = tries
+        at_least("uct", "anti", anti, 0)
+        self.anti = anti
         at_least("uct", "greed", greed, 0)
         if greed > 1:
             raise ValueError(f"uct greed must be at most 1, got {greed:g}")
@@ -171,7 +184,10 @@ class UctPlayer(Player):
             (role, term_of(move)) for role, entries in enumerate(net.legal) for move, _ in entries
         ]
         try:
-            return Tree(kernel, goal_values(compiled), int(nodes), int(edges), self.rng.randrange(1 << 62))
+            return Tree(
+                kernel, goal_values(compiled), int(nodes), int(edges), self.rng.randrange(1 << 62),
+                watch=watch(kernel) if self.decisive or self.anti else None,
+            )
         except MemoryError:
             logger.warning("uct: no room for a tree of %d MB; playing as mcts", budget >> 20)
             return None
@@ -264,7 +280,9 @@ class UctPlayer(Player):
             if now + longest >= stop_at or tree.solved(root) or (quiet is not None and quiet.is_set()):
                 break
             wanted = batch if self.iterations is None else min(batch, self.iterations - done)
-            ran = tree.search(root, wanted, self._chance, self.c, self.greed)
+            ran = tree.search(
+                root, wanted, self._chance, self.c, self.greed, self.decisive, self.tries, self.anti
+            )
             done += ran
             took = time.monotonic() - now
             longest = max(longest, took)
@@ -341,6 +359,6 @@ def warm_up() -> float:
     checked = check_text(WARM_UP_GAME).checked
     assert checked is not None
     compiled = CompiledReasoner(checked)
-    tree = Tree(compiled.kernel, goal_values(compiled), 64, 256, 1)
-    tree.search(tree.root(compiled.initial()), 4, greed=0.5)
+    tree = Tree(compiled.kernel, goal_values(compiled), 64, 256, 1, watch=watch(compiled.kernel))
+    tree.search(tree.root(compiled.initial()), 4, greed=0.5, decisive=1, anti=1)
     return time.perf_counter() - started

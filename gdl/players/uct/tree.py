@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from gdl.engines.native import Kernel
 from gdl.engines.native_layout import BASES, LEGAL_LITS, LEGAL_STARTS, ROLES, SIZES, STATE_IN
+from gdl.players.uct.decisive import Watch, no_watch
 from gdl.players.uct.layout import EDGES_USED, EXPANDED, FULL, NODES_USED, RANDOM, SOLVED, TERMINAL_NODE
 
 #: Bytes a node and an edge take in the arrays (besides the packed state and per-role entries).
@@ -51,6 +52,7 @@ class Tree:
         edges: int,
         seed: int,
         playout_limit: int = 2_000,
+        watch: Watch | None = None,
     ) -> None:
         self.data = kernel.data.copy()
         sizes = kernel.section(SIZES)
@@ -97,6 +99,16 @@ class Tree:
             np.zeros(outputs, dtype=np.float64),
             np.zeros(playout_limit * roles, dtype=np.int32),
         )
+        #: What the playouts watch for decisive moves (:mod:`gdl.players.uct.decisive`), and room for the
+        #: base propositions a step flips and those a move tried after it flips, and for that joint move.
+        self.watch = watch if watch is not None else no_watch(bases)
+        self.decisive = (
+            *self.watch.as_tuple(),
+            np.zeros(bases, dtype=np.int32),
+            np.zeros(bases, dtype=np.int32),
+            np.zeros(roles, dtype=np.int32),
+        )
+        self.options = np.zeros(5, dtype=np.float64)
         self.table, self.states, self.flags, self.visits, self.values = self.arrays[:5]
         self.first, self.counts = self.arrays[6:8]
         self.moves, self.edge_visits, self.edge_sums, self.children, self.meta = self.arrays[8:]
@@ -119,17 +131,46 @@ class Tree:
         return int(_kernels().set_root(self.data, self.arrays, self.goal_values, self.scratch))
 
     def search(
-        self, root: int, iterations: int, chance: int = -1, exploration: float = 0.7, greed: float = 0.0
+        self,
+        root: int,
+        iterations: int,
+        chance: int = -1,
+        exploration: float = 0.7,
+        greed: float = 0.0,
+        decisive: int = 0,
+        tries: int = 4,
+        anti: int = 0,
     ) -> int:
         """Up to ``iterations`` iterations from ``root`` (fewer once it is proven); how many ran.
         ``chance``: the role of nature (-1: none); ``exploration``: UCB1's constant; ``greed``: how
-        often a playout's move is the better of two by MAST rather than the first drawn."""
+        often a playout's move is the better of two by MAST rather than the first drawn; ``decisive``:
+        whether a playout plays a move that ends the game with its best goal for the role to move
+        where the watch shows one (trying at most ``tries`` candidates a step); ``anti``: how many
+        times a playout move after which the next role to move has such a move is drawn again."""
+        self._set_options(chance, greed, decisive, tries, anti)
         return int(
             _kernels().search(
-                self.data, self.arrays, self.goal_values, self.scratch, self.path, self.mast, root,
-                iterations, chance, exploration, greed, self.playout_limit,
+                self.data, self.arrays, self.goal_values, self.scratch, self.path, self.mast,
+                self.decisive, self.options, root, iterations, exploration, self.playout_limit,
             )
         )
+
+    def playouts(self, count: int, **options: float) -> npt.NDArray[np.float64]:
+        """``count`` playouts from the state of the last :meth:`root` (with ``options`` as
+        :meth:`search` takes them: ``chance``, ``greed``, ``decisive``, ``tries``, ``anti``); each
+        role's reward at the end of each, a row each."""
+        self._set_options(**options)
+        rewards = np.zeros((count, self.roles), dtype=np.float64)
+        _kernels().playouts(
+            self.data, self.arrays, self.goal_values, self.scratch, self.mast, self.decisive, self.options,
+            self.playout_limit, rewards,
+        )
+        return rewards
+
+    def _set_options(
+        self, chance: float = -1, greed: float = 0.0, decisive: float = 0, tries: float = 4, anti: float = 0
+    ) -> None:
+        self.options[:] = (chance, greed, decisive, tries, anti)
 
     def fade(self, factor: float) -> None:
         """Scale the MAST statistics by ``factor``: what earlier moves taught weighs less."""
