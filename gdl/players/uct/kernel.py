@@ -53,6 +53,7 @@ from gdl.players.uct.decisive import WATCH_AND, WATCH_BASE, WATCH_NOR
 from gdl.players.uct.layout import (
     ANTI,
     CHANCE,
+    CUTOFF,
     DECISIVE,
     EDGES_USED,
     EXPANDED,
@@ -366,6 +367,20 @@ def draw_move(data: Any, meta: Any, mast: Any, role: int, threshold: Any) -> int
 
 
 @_inline
+def estimate(counters: Any, heuristic: Any, rewards: Any) -> None:
+    """Each role's reward as the heuristic predicts it from the feature counts, in [0, 1]."""
+    starts, bases, weights, intercepts = heuristic
+    for role in range(rewards.shape[0]):
+        value = intercepts[role]
+        for f in range(starts.shape[0] - 1):
+            count = 0
+            for k in range(starts[f], starts[f + 1]):
+                count += counters[bases[k]]
+            value += weights[role, f] * count
+        rewards[role] = min(1.0, max(0.0, value))
+
+
+@_inline
 def playout(
     data: Any,
     goal_values: Any,
@@ -373,6 +388,7 @@ def playout(
     scratch: Any,
     mast: Any,
     decisive: Any,
+    heuristic: Any,
     options: Any,
     limit: int,
 ) -> int:
@@ -386,7 +402,9 @@ def playout(
     Where one role alone has a choice (and is not nature), with ``options[DECISIVE]`` a move of it that
     ends the game with its best goal is played first, if the watched literals show one (at most
     ``options[TRIES]`` candidates tried a step); with ``options[ANTI]``, a move after which the next
-    role to move has such a move is drawn again, up to that many times.
+    role to move has such a move is drawn again, up to that many times. With ``options[CUTOFF]`` and a
+    ``heuristic`` (:mod:`gdl.players.uct.heuristic`), a playout stops after that many moves and each
+    role's reward is the heuristic's.
     """
     _, chosen, previous, _, rewards = scratch
     flipped, flipped_next, chosen_next = decisive[6:9]
@@ -400,8 +418,12 @@ def playout(
     looking = options[DECISIVE] > 0 and watching
     redraws = int(options[ANTI]) if watching else 0
     tries = int(options[TRIES])
+    cutoff = int(options[CUTOFF]) if heuristic[0].shape[0] > 1 else 0
     depth = 0
     while depth < limit and not holds(counters, terminal):
+        if depth == cutoff and cutoff > 0:
+            estimate(counters, heuristic, rewards)
+            return depth
         mover = sole_mover(data, chosen)
         if mover == -3:
             break
@@ -665,22 +687,29 @@ def playouts(
     scratch: Any,
     mast: Any,
     decisive: Any,
+    heuristic: Any,
     options: Any,
     limit: int,
     rewards: Any,
+    splits: Any,
+    states: Any,
 ) -> None:
     """Playouts from the root's network (saved by :func:`set_root`), as the search plays them, one a row
-    of ``rewards`` (each role's reward at its end); their moves feed the MAST statistics."""
+    of ``rewards`` (each role's reward at its end); the ``i``-th stops for a moment after ``splits[i]``
+    moves (or at its end, if sooner) to leave its base propositions in row ``i`` of ``states``, and
+    ``splits[i]`` becomes the moves made until then."""
     live = live_network(data)
     saved = section(data, SAVED)
     meta = tree[12]
     previous = scratch[2]
-    roles = section(data, SIZES)[2]
+    bases = states.shape[1]
     for i in range(rewards.shape[0]):
         copy(live, saved)
         previous[:] = -1
-        moves = playout(data, goal_values, meta, scratch, mast, decisive, options, limit)
-        mast_update(mast, moves, roles, scratch[4])
+        splits[i] = playout(data, goal_values, meta, scratch, mast, decisive, heuristic, options, splits[i])
+        for b in range(bases):
+            states[i, b] = live[b]
+        playout(data, goal_values, meta, scratch, mast, decisive, heuristic, options, limit)
         copy(rewards[i], scratch[4])
 
 
@@ -693,6 +722,7 @@ def search(
     path: Any,
     mast: Any,
     decisive: Any,
+    heuristic: Any,
     options: Any,
     root: int,
     iterations: int,
@@ -706,6 +736,7 @@ def search(
     the descent's depth; ``mast``: the move averages of the playouts (sums, counts, and the record of a
     playout's moves), which every iteration's moves feed, in the tree and in the playout;
     ``decisive``: the watched literals of :mod:`gdl.players.uct.decisive` and room for a step's flips;
+    ``heuristic``: the arrays of :mod:`gdl.players.uct.heuristic` (playouts cut off by it);
     ``options``: the fields of :data:`gdl.players.uct.layout.CHANCE` and the others.
     """
     _, _, flags, visits, values, mover, _, _, edge_moves, edge_visits, edge_sums, children, meta = tree
@@ -761,7 +792,7 @@ def search(
                     break
             node = child
         if rolling:
-            moves = playout(data, goal_values, meta, scratch, mast, decisive, options, limit)
+            moves = playout(data, goal_values, meta, scratch, mast, decisive, heuristic, options, limit)
         mast_update(mast, moves, roles, rewards)
         for level in range(depth - 1, -1, -1):
             node = path[level, 0]

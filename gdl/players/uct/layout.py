@@ -17,5 +17,5 @@ WIN = 1.0
 #: Fields of the search's options (a float64 array the kernels read): the role of nature (-1: none);
 #: how often a playout move is the better of two by MAST; whether playouts look for decisive moves; how
 #: many candidates a step tries at most; how often a move that lets the next role win at once is drawn
-#: again.
-CHANCE, GREED, DECISIVE, TRIES, ANTI = range(5)
+#: again; after how many moves a playout stops and is scored by the heuristic (0: never).
+CHANCE, GREED, DECISIVE, TRIES, ANTI, CUTOFF = range(6)
