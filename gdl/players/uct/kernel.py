@@ -402,15 +402,19 @@ def playout(
     Where one role alone has a choice (and is not nature), with ``options[DECISIVE]`` a move of it that
     ends the game with its best goal is played first, if the watched literals show one (at most
     ``options[TRIES]`` candidates tried a step); with ``options[ANTI]``, a move after which the next
-    role to move has such a move is drawn again, up to that many times. With ``options[CUTOFF]`` and a
-    ``heuristic`` (:mod:`gdl.players.uct.heuristic`), a playout stops after that many moves and each
-    role's reward is the heuristic's.
+    role to move has such a move is drawn again, up to that many times (and fewer than the legal
+    moves). With ``options[CUTOFF]`` and a ``heuristic`` (:mod:`gdl.players.uct.heuristic`), a playout
+    stops after that many moves and each role's reward is the heuristic's.
     """
     _, chosen, previous, _, rewards = scratch
     flipped, flipped_next, chosen_next = decisive[6:9]
     played = mast[2]
     roles = section(data, SIZES)[2]
     terminal = section(data, LITS)[0]
+    group_starts = section(data, GROUP_STARTS)
+    members = section(data, MEMBERS)
+    set_sizes = section(data, SET_SIZES)
+    guards = section(data, GUARDS)
     counters = live_network(data)
     threshold = np.uint64(options[GREED] * 4294967296.0)
     chance = int(options[CHANCE])
@@ -436,12 +440,21 @@ def playout(
                 played[depth * roles + role] = chosen[role]
             return depth + 1
         if choosing and redraws > 0:
-            # Draw until the next role to move has no decisive move (or the redraws run out).
-            for attempt in range(redraws + 1):
-                chosen[mover] = draw_move(data, meta, mast, mover, threshold)
+            # Draw until the next role to move has no decisive move, or the redraws run out: the first
+            # at random, the others the legal moves that follow it in the set (taking a move back may
+            # reorder the set, so this is nearly a draw without replacement), at most once round it.
+            legal = legal_count(counters, set_sizes, guards, mover)
+            last = min(redraws, legal - 1)
+            first = below(meta, legal)
+            for attempt in range(last + 1):
+                if attempt == 0:
+                    chosen[mover] = draw_move(data, meta, mast, mover, threshold)
+                else:
+                    at = (first + attempt) % legal
+                    chosen[mover] = legal_move(members, group_starts, set_sizes, mover, at)
                 swap_inputs(data, previous, chosen)
                 count = flip(data, flipped)
-                if attempt == redraws or holds(counters, terminal):
+                if attempt == last or holds(counters, terminal):
                     break
                 answer = sole_mover(data, chosen_next)
                 if answer < 0 or answer in (mover, chance):
