@@ -76,9 +76,11 @@ class UctPlayer(Player):
     plays a move that ends the game with the best goal of the role to move, where the network shows one
     may be (:mod:`gdl.players.uct.decisive`); ``tries`` (int) the most candidates a playout step tries;
     ``anti`` (int) how many times a playout move after which the next role to move has such a move is
-    drawn again (0: never); ``cutoff`` (int) after how many moves a playout stops and is scored by a
-    material heuristic fitted in the start clock (:mod:`gdl.players.uct.heuristic`; 0: never, and
-    never where piece counts do not foretell the goals).
+    drawn again (0: never; ``decisive=1,anti=30`` won 72 % of 16 connectfour matches against the
+    default and 25 % of 16 breakthrough ones, so both are off by default); ``cutoff`` (int) after how
+    many moves a playout stops and is scored by a material heuristic fitted in the start clock
+    (:mod:`gdl.players.uct.heuristic`; 0: never, and never where piece counts do not foretell the
+    goals).
     """
 
     name = "uct"
