@@ -14,3 +14,8 @@ NODES_USED, EDGES_USED, FULL, RANDOM = range(4)
 SIMULTANEOUS = -1
 #: The value of a proven win (a goal of 100).
 WIN = 1.0
+#: Fields of the search's options (a float64 array the kernels read): the role of nature (-1: none);
+#: how often a playout move is the better of two by MAST; whether playouts look for decisive moves; how
+#: many candidates a step tries at most; how often a move that lets the next role win at once is drawn
+#: again; after how many moves a playout stops and is scored by the heuristic (0: never).
+CHANCE, GREED, DECISIVE, TRIES, ANTI, CUTOFF = range(6)

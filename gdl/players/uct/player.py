@@ -45,6 +45,8 @@ from gdl.players.base import Player, at_least
 from gdl.players.equilibrium import EquilibriumPlayer
 from gdl.players.mcts import MctsPlayer
 from gdl.players.puzzles.player import PuzzlePlayer
+from gdl.players.uct.decisive import watch
+from gdl.players.uct.heuristic import fit, piece_features
 from gdl.players.uct.tree import EDGE_BYTES, NODE_BYTES, Edge, Tree
 from gdl.syntax.model import Term
 from gdl.views import View, plays_with_views
@@ -55,6 +57,8 @@ logger = logging.getLogger(__name__)
 MAST_FADE = 0.5
 #: The wall-clock seconds one batch of iterations aims at: short enough to stop near the deadline.
 BATCH_SECONDS = 0.02
+#: The most seconds, and the share of the start clock, the material heuristic's playouts take.
+HEURISTIC_SECONDS, HEURISTIC_SHARE = 3.0, 0.2
 #: The least time the puzzle solver keeps free before each deadline (its own default).
 PUZZLE_MARGIN = 0.5
 
@@ -68,7 +72,15 @@ class UctPlayer(Player):
     the room of the tree; ``margin`` (float, seconds) kept free before each deadline; ``ponder`` (int, 0
     or 1) whether to search on between a reply and the next message; ``iterations``
     (int) stops each search after about that many iterations (the clock still applies); ``seed`` (int)
-    makes a search bounded by iterations reproducible.
+    makes a search bounded by iterations reproducible; ``decisive`` (int, 0 or 1) whether a playout
+    plays a move that ends the game with the best goal of the role to move, where the network shows one
+    may be (:mod:`gdl.players.uct.decisive`); ``tries`` (int) the most candidates a playout step tries;
+    ``anti`` (int) how many times a playout move after which the next role to move has such a move is
+    drawn again (0: never; ``decisive=1,anti=30`` won 72 % of 16 connectfour matches against the
+    default and 25 % of 16 breakthrough ones, so both are off by default); ``cutoff`` (int) after how
+    many moves a playout stops and is scored by a material heuristic fitted in the start clock
+    (:mod:`gdl.players.uct.heuristic`; 0: never, and never where piece counts do not foretell the
+    goals).
     """
 
     name = "uct"
@@ -82,8 +94,19 @@ class UctPlayer(Player):
         ponder: int = 1,
         iterations: int | None = None,
         seed: int | None = None,
+        decisive: int = 0,
+        tries: int = 4,
+        anti: int = 0,
+        cutoff: int = 0,
     ) -> None:
         at_least("uct", "c", c, 0)
+        at_least("uct", "tries", tries, 1)
+        self.decisive = int(bool(decisive))
+        self.tries = tries
+        at_least("uct", "anti", anti, 0)
+        self.anti = anti
+        at_least("uct", "cutoff", cutoff, 0)
+        self.cutoff = cutoff
         at_least("uct", "greed", greed, 0)
         if greed > 1:
             raise ValueError(f"uct greed must be at most 1, got {greed:g}")
@@ -126,10 +149,25 @@ class UctPlayer(Player):
             self._fallback.start(game, role, max(0.0, start_clock - (time.monotonic() - begun)), play_clock)
             self._info = self._fallback.info()
             return
+        if self.cutoff > 0:
+            self._fit_heuristic(min(HEURISTIC_SECONDS, HEURISTIC_SHARE * start_clock))
         # The start clock searches the initial state: its tree is kept for the first move.
         root, _ = self._think(self.game.initial_state(), begun + 0.9 * start_clock - self.margin)
         if self.ponder and root >= 0:
             self._start_pondering(root)
+
+    def _fit_heuristic(self, seconds: float) -> None:
+        """Fit the material heuristic on the search's playouts from the initial state (none where piece
+        counts do not foretell the goals)."""
+        tree, compiled = self._tree, self._compiled
+        assert tree is not None and compiled is not None
+        if tree.root(compiled.initial()) < 0:
+            return
+        tree.heuristic = fit(
+            piece_features(compiled.net), tree, seconds, self.rng.randrange(1 << 32), chance=self._chance,
+            greed=self.greed, decisive=self.decisive, tries=self.tries, anti=self.anti,
+        )
+        self._info = {"heuristic": round(tree.heuristic.correlation, 2)}
 
     def _solved_puzzle(self, game: Game, role: str, start_clock: float, play_clock: float) -> bool:
         """Whether the puzzle ``game`` is solved in the start clock (its proven plan is then played)."""
@@ -171,7 +209,10 @@ class UctPlayer(Player):
             (role, term_of(move)) for role, entries in enumerate(net.legal) for move, _ in entries
         ]
         try:
-            return Tree(kernel, goal_values(compiled), int(nodes), int(edges), self.rng.randrange(1 << 62))
+            return Tree(
+                kernel, goal_values(compiled), int(nodes), int(edges), self.rng.randrange(1 << 62),
+                watch=watch(kernel) if self.decisive or self.anti else None,
+            )
         except MemoryError:
             logger.warning("uct: no room for a tree of %d MB; playing as mcts", budget >> 20)
             return None
@@ -264,7 +305,10 @@ class UctPlayer(Player):
             if now + longest >= stop_at or tree.solved(root) or (quiet is not None and quiet.is_set()):
                 break
             wanted = batch if self.iterations is None else min(batch, self.iterations - done)
-            ran = tree.search(root, wanted, self._chance, self.c, self.greed)
+            ran = tree.search(
+                root, wanted, self._chance, self.c, self.greed, self.decisive, self.tries, self.anti,
+                self.cutoff,
+            )
             done += ran
             took = time.monotonic() - now
             longest = max(longest, took)
@@ -341,6 +385,7 @@ def warm_up() -> float:
     checked = check_text(WARM_UP_GAME).checked
     assert checked is not None
     compiled = CompiledReasoner(checked)
-    tree = Tree(compiled.kernel, goal_values(compiled), 64, 256, 1)
-    tree.search(tree.root(compiled.initial()), 4, greed=0.5)
+    tree = Tree(compiled.kernel, goal_values(compiled), 64, 256, 1, watch=watch(compiled.kernel))
+    tree.search(tree.root(compiled.initial()), 4, greed=0.5, decisive=1, anti=1, cutoff=2)
+    tree.sample(np.full(2, 1, dtype=np.int64), decisive=1)
     return time.perf_counter() - started

@@ -19,6 +19,8 @@ import numpy.typing as npt
 
 from gdl.engines.native import Kernel
 from gdl.engines.native_layout import BASES, LEGAL_LITS, LEGAL_STARTS, ROLES, SIZES, STATE_IN
+from gdl.players.uct.decisive import Watch, no_watch
+from gdl.players.uct.heuristic import no_heuristic
 from gdl.players.uct.layout import EDGES_USED, EXPANDED, FULL, NODES_USED, RANDOM, SOLVED, TERMINAL_NODE
 
 #: Bytes a node and an edge take in the arrays (besides the packed state and per-role entries).
@@ -51,6 +53,7 @@ class Tree:
         edges: int,
         seed: int,
         playout_limit: int = 2_000,
+        watch: Watch | None = None,
     ) -> None:
         self.data = kernel.data.copy()
         sizes = kernel.section(SIZES)
@@ -97,6 +100,19 @@ class Tree:
             np.zeros(outputs, dtype=np.float64),
             np.zeros(playout_limit * roles, dtype=np.int32),
         )
+        #: What the playouts watch for decisive moves (:mod:`gdl.players.uct.decisive`), and room for the
+        #: base propositions a step flips and those a move tried after it flips, and for that joint move.
+        self.watch = watch if watch is not None else no_watch(bases)
+        self.decisive = (
+            *self.watch.as_tuple(),
+            np.zeros(bases, dtype=np.int32),
+            np.zeros(bases, dtype=np.int32),
+            np.zeros(roles, dtype=np.int32),
+        )
+        self.options = np.zeros(6, dtype=np.float64)
+        self.bases = bases
+        #: The material heuristic that scores playouts cut off (none: never cut off).
+        self.heuristic = no_heuristic(roles)
         self.table, self.states, self.flags, self.visits, self.values = self.arrays[:5]
         self.first, self.counts = self.arrays[6:8]
         self.moves, self.edge_visits, self.edge_sums, self.children, self.meta = self.arrays[8:]
@@ -119,17 +135,65 @@ class Tree:
         return int(_kernels().set_root(self.data, self.arrays, self.goal_values, self.scratch))
 
     def search(
-        self, root: int, iterations: int, chance: int = -1, exploration: float = 0.7, greed: float = 0.0
+        self,
+        root: int,
+        iterations: int,
+        chance: int = -1,
+        exploration: float = 0.7,
+        greed: float = 0.0,
+        decisive: int = 0,
+        tries: int = 4,
+        anti: int = 0,
+        cutoff: int = 0,
     ) -> int:
         """Up to ``iterations`` iterations from ``root`` (fewer once it is proven); how many ran.
         ``chance``: the role of nature (-1: none); ``exploration``: UCB1's constant; ``greed``: how
-        often a playout's move is the better of two by MAST rather than the first drawn."""
+        often a playout's move is the better of two by MAST rather than the first drawn; ``decisive``:
+        whether a playout plays a move that ends the game with its best goal for the role to move
+        where the watch shows one (trying at most ``tries`` candidates a step); ``anti``: how many
+        times a playout move after which the next role to move has such a move is drawn again;
+        ``cutoff``: after how many moves a playout stops, scored by :attr:`heuristic` (0: never)."""
+        self._set_options(chance, greed, decisive, tries, anti, cutoff)
         return int(
             _kernels().search(
-                self.data, self.arrays, self.goal_values, self.scratch, self.path, self.mast, root,
-                iterations, chance, exploration, greed, self.playout_limit,
+                self.data, self.arrays, self.goal_values, self.scratch, self.path, self.mast,
+                self.decisive, self.heuristic.as_tuple(), self.options, root, iterations, exploration,
+                self.playout_limit,
             )
         )
+
+    def playouts(self, count: int, **options: float) -> npt.NDArray[np.float64]:
+        """``count`` playouts from the state of the last :meth:`root` (with ``options`` as
+        :meth:`search` takes them: ``chance``, ``greed``, ``decisive``, ``tries``, ``anti``, ``cutoff``);
+        each role's reward at the end of each, a row each."""
+        return self.sample(np.zeros(count, dtype=np.int64), **options)[0]
+
+    def sample(
+        self, splits: npt.NDArray[np.int64], **options: float
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+        """A playout per entry of ``splits``, as :meth:`playouts`: each role's reward at its end, its
+        state after that many moves (or at its end, if sooner) as base propositions (0 or 1), and the
+        moves made until that state."""
+        self._set_options(**options)
+        rewards = np.zeros((len(splits), self.roles), dtype=np.float64)
+        states = np.zeros((len(splits), self.bases), dtype=np.uint8)
+        splits = splits.copy()
+        _kernels().playouts(
+            self.data, self.arrays, self.goal_values, self.scratch, self.mast, self.decisive,
+            self.heuristic.as_tuple(), self.options, self.playout_limit, rewards, splits, states,
+        )
+        return rewards, states, splits
+
+    def _set_options(
+        self,
+        chance: float = -1,
+        greed: float = 0.0,
+        decisive: float = 0,
+        tries: float = 4,
+        anti: float = 0,
+        cutoff: float = 0,
+    ) -> None:
+        self.options[:] = (chance, greed, decisive, tries, anti, cutoff)
 
     def fade(self, factor: float) -> None:
         """Scale the MAST statistics by ``factor``: what earlier moves taught weighs less."""

@@ -1,0 +1,118 @@
+"""A material heuristic found in the start clock: piece counts, kept only where they foretell the goals.
+
+Candidate features are the base relations that look like pieces on cells: a relation of two or more
+arguments whose last argument takes a few constant values (``(cellholds 3 4 white)``: the count of
+``white`` cells is a feature, and that of ``black`` another). The search's own playouts from the
+initial state then give, for a state somewhere in each, the features' counts and, at its end, each
+role's goal;
+a least-squares line per role predicts the goal from the counts. It is kept when, on the half of the
+playouts it was not fitted on, its predictions correlate with the goals (for every role) at least
+:data:`LEAST_CORRELATION`; otherwise the game gets no heuristic. A playout can then stop after a number
+of moves and score each role by the prediction (:func:`gdl.players.uct.kernel.playout`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from gdl.ground.propnet import PropNet
+
+if TYPE_CHECKING:
+    from gdl.players.uct.tree import Tree
+
+#: The fewest and most values of a relation's last argument that make it a piece relation, and the most
+#: features kept.
+FEWEST_VALUES, MOST_VALUES, MOST_FEATURES = 2, 8, 16
+#: The least correlation, on playouts not fitted on, between predicted and actual goals.
+LEAST_CORRELATION = 0.3
+#: The fewest playouts worth a fit, and the most it takes.
+FEWEST_PLAYOUTS, MOST_PLAYOUTS = 100, 20_000
+
+
+@dataclass(frozen=True)
+class Heuristic:
+    """Each feature's base propositions (``bases[starts[f]:starts[f + 1]]``), and per role the weight of
+    each feature's count and an intercept: the predicted reward in [0, 1] (clipped)."""
+
+    starts: npt.NDArray[np.int32]
+    bases: npt.NDArray[np.int32]
+    weights: npt.NDArray[np.float64]
+    intercepts: npt.NDArray[np.float64]
+    #: The lowest correlation over the roles on the held-out playouts.
+    correlation: float
+
+    def as_tuple(self) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.float64],
+                                npt.NDArray[np.float64]]:
+        return self.starts, self.bases, self.weights, self.intercepts
+
+
+def no_heuristic(roles: int) -> Heuristic:
+    """No feature: playouts are never cut off."""
+    return Heuristic(
+        np.zeros(1, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros((roles, 0)), np.zeros(roles), 0.0
+    )
+
+
+def piece_features(net: PropNet) -> list[list[int]]:
+    """The candidate features: per (relation, last argument value) of a piece relation, its base
+    propositions (see the module doc)."""
+    groups: dict[tuple[str, int], dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for b, fluent in enumerate(net.fluents):
+        if isinstance(fluent, tuple) and len(fluent) >= 3 and all(isinstance(x, str) for x in fluent):
+            name, last = str(fluent[0]), str(fluent[-1])
+            groups[(name, len(fluent))][last].append(b)
+    features: list[list[int]] = []
+    for values in groups.values():
+        if FEWEST_VALUES <= len(values) <= MOST_VALUES:
+            features.extend(bases for bases in values.values() if len(bases) >= 2)
+    return features[:MOST_FEATURES]
+
+
+def fit(features: list[list[int]], tree: Tree, seconds: float, seed: int = 0, **options: float) -> Heuristic:
+    """The material heuristic of ``features`` (see :func:`piece_features`), or :func:`no_heuristic` when
+    their counts do not foretell the goals (see the module doc): playouts of ``tree`` from its root (with
+    ``options`` as :meth:`Tree.search` takes them) for about ``seconds``."""
+    roles = tree.roles
+    if not features:
+        return no_heuristic(roles)
+    rng = np.random.default_rng(seed)
+    stop = time.monotonic() + seconds
+    # The playouts' length, to split them between a quarter of it and its end.
+    _, _, lengths = tree.sample(np.full(50, tree.playout_limit, dtype=np.int64), **options)
+    longest = max(2, int(lengths.mean()))
+    counts: list[npt.NDArray[np.float64]] = []
+    goals: list[npt.NDArray[np.float64]] = []
+    batch = 50
+    while time.monotonic() < stop and sum(len(g) for g in goals) < MOST_PLAYOUTS:
+        splits = rng.integers(longest // 4, longest + 1, size=batch)
+        rewards, states, _ = tree.sample(splits, **options)
+        counts.append(np.column_stack([states[:, bases].sum(axis=1) for bases in features]).astype(float))
+        goals.append(rewards)
+        batch = min(2 * batch, 1000)
+    if sum(len(g) for g in goals) < FEWEST_PLAYOUTS:
+        return no_heuristic(roles)
+    x = np.column_stack([np.concatenate(counts), np.ones(sum(len(g) for g in goals))])
+    y = np.concatenate(goals)
+    half = len(y) // 2
+    solution, *_ = np.linalg.lstsq(x[:half], y[:half], rcond=None)
+    predicted = x[half:] @ solution
+    correlations = []
+    for r in range(roles):
+        if np.std(y[half:, r]) == 0 or np.std(predicted[:, r]) == 0:
+            return no_heuristic(roles)
+        correlations.append(float(np.corrcoef(predicted[:, r], y[half:, r])[0, 1]))
+    if min(correlations) < LEAST_CORRELATION:
+        return no_heuristic(roles)
+    solution, *_ = np.linalg.lstsq(x, y, rcond=None)
+    starts = np.cumsum([0, *(len(bases) for bases in features)]).astype(np.int32)
+    bases = np.array([b for group in features for b in group], dtype=np.int32)
+    return Heuristic(
+        starts, bases, np.ascontiguousarray(solution[:-1].T), np.ascontiguousarray(solution[-1]),
+        min(correlations),
+    )

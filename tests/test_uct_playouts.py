@@ -1,0 +1,174 @@
+"""The uct player's playouts: decisive and anti-decisive moves found on the network."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support.timing import slack
+
+import gdl
+from gdl.engines.compiled import CompiledReasoner
+from gdl.game import Game
+from gdl.ground.grounding import term_of
+from gdl.players import make_player
+from gdl.players.uct import warm_up
+from gdl.players.uct.decisive import WATCH_BASE, watch
+from gdl.players.uct.player import goal_values
+from gdl.players.uct.tree import Tree
+
+GAMES = Path(__file__).resolve().parent.parent / "games"
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "games"
+
+#: One role, twenty steps: each step it may ``win`` (the game ends with 100) or take one of nine other
+#: moves; the last step ends the game with 0.
+RACE = """
+(role p)
+(init (step 0))
+(<= (legal p win) (true (step ?n)))
+(<= (legal p (go ?k)) (true (step ?n)) (digit ?k))
+(<= (next (step ?m)) (true (step ?n)) (succ ?n ?m) (does p (go ?k)))
+(<= (next won) (does p win))
+(<= terminal (true won))
+(<= terminal (true (step 20)))
+(<= (goal p 100) (true won))
+(<= (goal p 0) (not (true won)))
+"""
+
+#: Two roles taking turns: ``a`` first moves ``block`` or one of seven ``idle`` moves; after an idle,
+#: ``b`` may ``take`` (the game ends, b 100) or ``wait``; after a block (or a wait) a long walk of
+#: ``a``'s and ``b``'s ``pass`` moves ends in a draw.
+THREAT = """
+(role a) (role b)
+(init (control a)) (init (phase 0))
+(<= (legal a block) (true (control a)) (true (phase 0)))
+(<= (legal a (idle ?k)) (true (control a)) (true (phase 0)) (digit ?k))
+(<= (legal a pass) (true (control a)) (not (true (phase 0))))
+(<= (legal a noop) (true (control b)))
+(<= (legal b noop) (true (control a)))
+(<= (legal b take) (true (control b)) (true open))
+(<= (legal b wait) (true (control b)))
+(<= (legal b (skip ?k)) (true (control b)) (digit ?k))
+(<= (next open) (does a (idle ?k)))
+(<= (next taken) (does b take))
+(<= (next (control b)) (true (control a)))
+(<= (next (control a)) (true (control b)))
+(<= (next (phase ?m)) (true (phase ?n)) (succ ?n ?m))
+(<= terminal (true taken))
+(<= terminal (true (phase 9)))
+(<= (goal a 0) (true taken))
+(<= (goal a 50) (not (true taken)))
+(<= (goal b 100) (true taken))
+(<= (goal b 50) (not (true taken)))
+"""
+
+SUCC = "".join(f"(succ {n} {n + 1})\n" for n in range(20))
+DIGITS = "".join(f"(digit {k})\n" for k in range(1, 10))
+
+
+def load(rules: str) -> Game:
+    warm_up()
+    return gdl.parse(rules + SUCC + DIGITS)
+
+
+def tree_at_start(game: Game, seed: int = 3) -> tuple[Tree, int]:
+    reasoner = game.reasoner
+    assert isinstance(reasoner, CompiledReasoner)
+    tree = Tree(reasoner.kernel, goal_values(reasoner), 20_000, 200_000, seed, watch=watch(reasoner.kernel))
+    return tree, tree.root(reasoner.initial())
+
+
+def test_the_watch_finds_the_winning_move_and_only_it() -> None:
+    game = load(RACE)
+    reasoner = game.reasoner
+    assert isinstance(reasoner, CompiledReasoner)
+    found = watch(reasoner.kernel)
+    names = [str(move) for _, entries in enumerate(reasoner.net.legal) for move, _ in entries]
+    setters = {names[k] for k in found.setters}
+    assert setters == {"win"}
+    assert WATCH_BASE in found.kinds
+
+
+def test_playouts_take_a_winning_move_when_one_exists() -> None:
+    tree, _ = tree_at_start(load(RACE))
+    decisive = tree.playouts(200, decisive=1)
+    assert np.all(decisive[:, 0] == 1.0)
+    # Uniform playouts take it a tenth of the time a step, and so lose some of the 200.
+    uniform = tree.playouts(200, decisive=0)
+    assert 0 < uniform[:, 0].mean() < 1
+
+
+def test_anti_decisive_playouts_avoid_moves_that_let_the_opponent_win() -> None:
+    game = load(THREAT)
+    tree, _ = tree_at_start(game)
+    # Without the redraws a's first move is an idle seven times in eight, and b takes the win after it.
+    plain = tree.playouts(1000, decisive=1)
+    assert (plain[:, 0] == 0.5).mean() < 0.2
+    tree, _ = tree_at_start(game)
+    careful = tree.playouts(1000, decisive=1, anti=100)
+    # The redraws go through a's legal moves from a random one on, and so find the block (but for the
+    # set's reordering when a move is taken back, which may pass it by).
+    assert (careful[:, 0] == 0.5).mean() > 0.85
+
+
+def test_decisive_moves_need_the_role_to_move_alone() -> None:
+    # The watch is there, but b's take is not legal before a has moved: a's playout move decides.
+    game = load(THREAT)
+    tree, _ = tree_at_start(game)
+    rewards = tree.playouts(100, decisive=1)
+    assert set(np.unique(rewards[:, 0])) <= {0.0, 0.5}
+
+
+def corpus_game(name: str) -> Game:
+    path = CORPUS / f"{name}.kif"
+    if not path.exists():
+        pytest.skip(f"{path} absent")
+    warm_up()
+    return gdl.load(path)
+
+
+@pytest.mark.parametrize("name", ["connectfour", "breakthrough"])
+def test_trying_moves_leaves_the_network_as_it_was(name: str) -> None:
+    # Failed tries (a drop that lands below the cell a line needs) and redraws take moves back: every
+    # node the search expands afterwards must still have the reasoner's legal moves.
+    game = corpus_game(name)
+    reasoner = game.reasoner
+    assert isinstance(reasoner, CompiledReasoner)
+    tree, root = tree_at_start(game)
+    tree.search(root, 3000, decisive=1, anti=4)
+    terms = [(role, move) for role, entries in enumerate(reasoner.net.legal) for move, _ in entries]
+    expanded = [node for node in range(int(tree.meta[0])) if tree.expanded(node)]
+    assert len(expanded) > 100
+    for node in expanded[:300]:
+        bits = tree.state(node)
+        for r in range(len(game.roles)):
+            moves = sorted(str(term_of(terms[edge.output][1])) for edge in tree.edges(node, r))
+            assert moves == sorted(str(move) for move in reasoner.legal(bits, r))
+
+
+POLICIES = ["uct:decisive=1", "uct:decisive=1,anti=4", "uct:decisive=1,anti=30,cutoff=20"]
+
+
+@pytest.mark.parametrize("spec", POLICIES)
+@pytest.mark.parametrize("name", ["tictactoe", "breakthrough"])
+def test_uct_with_playout_policies_plays_legal_moves_before_its_deadlines(name: str, spec: str) -> None:
+    game = gdl.load(GAMES / "tictactoe.kif") if name == "tictactoe" else corpus_game(name)
+    warm_up()
+    rng = random.Random(7)
+    player = make_player(spec)
+    role = game.roles[0]
+    player.start(game, role, 1.0, 0.3)
+    state = game.initial_state()
+    for _ in range(12):
+        if state.is_terminal():
+            break
+        begun = time.monotonic()
+        move = player.play(state, begun + 0.3)
+        assert time.monotonic() - begun < 0.3 + slack(0.5)  # the deadline, late only by the load
+        assert move in state.legal_moves(role)
+        others = {r: rng.choice(state.legal_moves(r)) for r in game.roles if r != role}
+        state = state.next({role: move, **others})
+    player.stop(state)
