@@ -8,7 +8,7 @@ role's goal;
 a least-squares line per role predicts the goal from the counts. It is kept when, on the half of the
 playouts it was not fitted on, its predictions correlate with the goals (for every role) at least
 :data:`LEAST_CORRELATION`; otherwise the game gets no heuristic. A playout can then stop after a number
-of moves and score each role by the prediction (:func:`gdl.players.uct.kernel.playout`).
+of moves and score each role by the prediction (:func:`gdl.players.uct.playout_kernel.playout`).
 """
 
 from __future__ import annotations
