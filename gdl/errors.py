@@ -263,3 +263,7 @@ class DomainTooLargeError(GameTooLargeError):
 
 class NoNetworkError(GdlError):
     """A game without a propositional network, which the native solver needs (the search solves it)."""
+
+
+class RoundingBoundError(GdlError, ValueError):
+    """A best response the rounding-error analysis cannot bound (a probability that would underflow)."""

@@ -140,6 +140,10 @@ def _serve(
             connection.send(reply)
         except OSError:
             return  # the server gave up on this call (the match ended while it ran)
+        except MemoryError:  # the reply did not fit in what the work left: say so, in a few bytes
+            with contextlib.suppress(OSError, MemoryError):
+                connection.send(("memory", f"ran out of memory (limit {limits.memory >> 20} MB)"))
+            return
         if reply[0] == "memory":
             return  # the heap may be in pieces: a fresh worker is safer
         gc.collect(1)

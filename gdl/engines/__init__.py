@@ -99,11 +99,11 @@ def _compiled_within_budget(checked: CheckedProgram) -> Reasoner[Any] | None:
 
 
 def build_compiled(
-    checked: CheckedProgram, seconds: float | None = None, max_atoms: int = AUTO_MAX_ATOMS
+    checked: CheckedProgram, seconds: float | None = None, max_atoms: int | None = None
 ) -> CompiledReasoner:
     """The compiled engine of ``checked``, every phase of it built within one budget of ``seconds`` CPU
     seconds (by default :data:`AUTO_MAX_SECONDS`) and instantiation within ``max_atoms`` ground atoms
-    or rules of a relation.
+    or rules of a relation (by default :data:`AUTO_MAX_ATOMS`).
 
     Raises :class:`gdl.errors.GameTooLargeError` (or its :class:`gdl.budget.BudgetExceededError`) as soon
     as a phase runs over, or a phase finished shows that the next would not fit.
@@ -113,6 +113,7 @@ def build_compiled(
     from gdl.ground.propnet import build
 
     seconds = AUTO_MAX_SECONDS if seconds is None else seconds
+    max_atoms = AUTO_MAX_ATOMS if max_atoms is None else max_atoms
     started = time.process_time()
 
     def affordable(phase: str, estimate: float) -> None:

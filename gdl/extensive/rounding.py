@@ -29,6 +29,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from gdl.errors import RoundingBoundError
 from gdl.extensive.best_response import respond
 from gdl.extensive.sequence import FloatArray, PlayerSequences, SequenceForm
 
@@ -53,10 +54,6 @@ class ProvenResponse:
     @property
     def lower(self) -> Fraction:
         return Fraction(self.value) - Fraction(self.error)
-
-
-class RoundingBoundError(ValueError):
-    """A probability too small for the rounding-error analysis (it would underflow)."""
 
 
 def behaviour_of(side: PlayerSequences, plan: FloatArray) -> tuple[FloatArray, float]:
@@ -122,4 +119,4 @@ def _gamma(n: int) -> float:
     return n * UNIT / (1 - n * UNIT) * (1 + 4 * UNIT)
 
 
-__all__ = ["ProvenResponse", "RoundingBoundError", "behaviour_of", "proven_response"]
+__all__ = ["ProvenResponse", "behaviour_of", "proven_response"]

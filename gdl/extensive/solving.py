@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gdl.errors import RoundingBoundError
 from gdl.extensive.exact import as_fractions, best_response, check_profile
 from gdl.extensive.from_gdl import GdlExtensiveGame
 from gdl.extensive.generate import GameTree
 from gdl.extensive.model import ExtensiveGame, tidy
-from gdl.extensive.rounding import RoundingBoundError, proven_response
+from gdl.extensive.rounding import proven_response
 
 if TYPE_CHECKING:
     from gdl.extensive.mccfr import FlatTree

@@ -15,16 +15,12 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from gdl.ground.propnet import PropNet
-
-if TYPE_CHECKING:
-    from gdl.players.uct.tree import Tree
+from gdl.players.uct.tree import Heuristic, Tree, no_heuristic
 
 #: The fewest and most values of a relation's last argument that make it a piece relation, and the most
 #: features kept.
@@ -33,30 +29,6 @@ FEWEST_VALUES, MOST_VALUES, MOST_FEATURES = 2, 8, 16
 LEAST_CORRELATION = 0.3
 #: The fewest playouts worth a fit, and the most it takes.
 FEWEST_PLAYOUTS, MOST_PLAYOUTS = 100, 20_000
-
-
-@dataclass(frozen=True)
-class Heuristic:
-    """Each feature's base propositions (``bases[starts[f]:starts[f + 1]]``), and per role the weight of
-    each feature's count and an intercept: the predicted reward in [0, 1] (clipped)."""
-
-    starts: npt.NDArray[np.int32]
-    bases: npt.NDArray[np.int32]
-    weights: npt.NDArray[np.float64]
-    intercepts: npt.NDArray[np.float64]
-    #: The lowest correlation over the roles on the held-out playouts.
-    correlation: float
-
-    def as_tuple(self) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.float64],
-                                npt.NDArray[np.float64]]:
-        return self.starts, self.bases, self.weights, self.intercepts
-
-
-def no_heuristic(roles: int) -> Heuristic:
-    """No feature: playouts are never cut off."""
-    return Heuristic(
-        np.zeros(1, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros((roles, 0)), np.zeros(roles), 0.0
-    )
 
 
 def piece_features(net: PropNet) -> list[list[int]]:

@@ -20,7 +20,6 @@ import numpy.typing as npt
 from gdl.engines.native import Kernel
 from gdl.engines.native_layout import BASES, LEGAL_LITS, LEGAL_STARTS, ROLES, SIZES, STATE_IN
 from gdl.players.uct.decisive import Watch, no_watch
-from gdl.players.uct.heuristic import no_heuristic
 from gdl.players.uct.layout import EDGES_USED, EXPANDED, FULL, NODES_USED, RANDOM, SOLVED, TERMINAL_NODE
 
 #: Bytes a node and an edge take in the arrays (besides the packed state and per-role entries).
@@ -39,6 +38,30 @@ class Edge:
     proven: float | None
     #: The node it led to (-1: unknown; known where one role alone chooses).
     child: int = -1
+
+
+@dataclass(frozen=True)
+class Heuristic:
+    """Each feature's base propositions (``bases[starts[f]:starts[f + 1]]``), and per role the weight of
+    each feature's count and an intercept: the predicted reward in [0, 1] (clipped)."""
+
+    starts: npt.NDArray[np.int32]
+    bases: npt.NDArray[np.int32]
+    weights: npt.NDArray[np.float64]
+    intercepts: npt.NDArray[np.float64]
+    #: The lowest correlation over the roles on the held-out playouts.
+    correlation: float
+
+    def as_tuple(self) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.float64],
+                                npt.NDArray[np.float64]]:
+        return self.starts, self.bases, self.weights, self.intercepts
+
+
+def no_heuristic(roles: int) -> Heuristic:
+    """No feature: playouts are never cut off."""
+    return Heuristic(
+        np.zeros(1, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros((roles, 0)), np.zeros(roles), 0.0
+    )
 
 
 class Tree:
