@@ -73,6 +73,8 @@ class Limits:
 
 #: The limits unless told otherwise.
 DEFAULT_LIMITS = Limits()
+#: The exit status of a worker that ran out of memory where no reply could say so (sysexits' EX_OSERR).
+OUT_OF_MEMORY_EXIT = 71
 
 
 def _cpu_used() -> float:
@@ -122,6 +124,8 @@ def _serve(
             method, cpu_seconds, cpu_total, *args = connection.recv()
         except (EOFError, OSError):
             return  # the server has gone
+        except MemoryError:
+            os._exit(OUT_OF_MEMORY_EXIT)
         if cpu_seconds is not None:
             _allow_cpu(cpu_seconds + limits.cpu_slack)
         elif cpu_total is not None:
@@ -140,10 +144,8 @@ def _serve(
             connection.send(reply)
         except OSError:
             return  # the server gave up on this call (the match ended while it ran)
-        except MemoryError:  # the reply did not fit in what the work left: say so, in a few bytes
-            with contextlib.suppress(OSError, MemoryError):
-                connection.send(("memory", f"ran out of memory (limit {limits.memory >> 20} MB)"))
-            return
+        except MemoryError:  # the reply did not fit in what the work left; nothing of it was written
+            os._exit(OUT_OF_MEMORY_EXIT)
         if reply[0] == "memory":
             return  # the heap may be in pieces: a fresh worker is safer
         gc.collect(1)
@@ -282,6 +284,9 @@ class WorkerProcess:
             return LimitExceeded(self.failure)
         if code == -signal.SIGXCPU:
             self.failure = f"the {self.name} ran out of CPU time"
+            return LimitExceeded(self.failure)
+        if code == OUT_OF_MEMORY_EXIT:
+            self.failure = f"the {self.name} ran out of memory (limit {self.limits.memory >> 20} MB)"
             return LimitExceeded(self.failure)
         if code == -signal.SIGKILL:
             self.failure = f"the {self.name} was killed"

@@ -3,6 +3,7 @@ under CPU-time and memory limits and is killed, not abandoned; capacity, POST an
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -41,6 +42,14 @@ class Hog:
     def answer(self) -> int:
         return 42
 
+    def hoard_and_reply(self) -> list[bytearray]:
+        """Memory filled, then all of it as the reply, which cannot be pickled in what is left."""
+        chunks = []
+        with contextlib.suppress(MemoryError):
+            while True:
+                chunks.append(bytearray(16 << 20))
+        return chunks
+
 
 def test_a_worker_out_of_cpu_time_is_ended_with_a_clear_error() -> None:
     with pytest.raises(LimitExceeded, match="ran out of CPU time"):
@@ -50,6 +59,12 @@ def test_a_worker_out_of_cpu_time_is_ended_with_a_clear_error() -> None:
 def test_a_worker_out_of_memory_is_ended_with_a_clear_error() -> None:
     with pytest.raises(LimitExceeded, match="ran out of memory"):
         run_limited(Hog(), "hoard", 10.0, Limits(memory=512 << 20))
+
+
+def test_a_reply_too_large_for_the_memory_left_is_a_clear_error() -> None:
+    with pytest.raises(LimitExceeded, match="ran out of memory"):
+        # A worker's imports take some hundreds of MB of address space before it hoards anything.
+        run_limited(Hog(), "hoard_and_reply", 10.0, Limits(memory=2 << 30))
 
 
 def test_a_killed_worker_s_caller_gets_a_clear_error_at_once() -> None:
