@@ -364,7 +364,9 @@ def expand(  # pragma: no cover (numba)
             if status != DONE:
                 counters[CULPRIT] = s
                 break
-            wanted = counters[STATES] + pending + joints
+            # Room for every successor, but never past the limit (at which _flush stops): a state of more
+            # joint moves than the limit allows is expanded up to the limit, not refused for its room.
+            wanted = min(counters[STATES] + pending + joints, limit)
             if wanted > keys.shape[0] or 2 * wanted > len(table):
                 status = GROW_STATES
                 break

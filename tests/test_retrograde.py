@@ -8,6 +8,7 @@ import itertools
 import re
 import resource
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -191,6 +192,27 @@ def test_a_state_limit_stops_the_exploration_at_that_many_states() -> None:
     native, searched = _both((GAMES / "tictactoe.kif").read_text(), max_states=100)
     assert not native.solved and native.reason == searched.reason == "not solved within budget"
     assert native.states == searched.states == 100
+
+
+def test_a_state_of_more_joint_moves_than_the_state_limit_is_explored_up_to_the_limit() -> None:
+    """Matching pennies over 60 numbers: the first state has 3,600 joint moves, each to a state of its own.
+    Its arrays need room for the 1,000 states allowed, not for every successor."""
+    numbers = " ".join(f"(num {n})" for n in range(60))
+    text = f"""(role a) (role b) (init (round 0)) {numbers}
+        (<= (legal ?r (pick ?n)) (role ?r) (num ?n))
+        (<= (next (picked ?r ?n)) (does ?r (pick ?n))) (next (round 1))
+        (<= terminal (true (round 1)))
+        (<= (goal a 100) (true (picked a ?n)) (true (picked b ?n)))
+        (<= (goal b 100) (true (picked a ?n)) (true (picked b ?m)) (distinct ?n ?m))
+        (<= (goal a 0) (goal b 100)) (<= (goal b 0) (goal a 100))
+        (<= (goal ?r 50) (role ?r) (true (round 0)))"""
+    limited = solve(gdl.parse(text, engine="compiled"), max_states=1000, memory=200_000)
+    assert not limited.solved and limited.reason == "not solved within budget" and limited.states == 1000
+    native, searched = _both(text)
+    _same(native, searched)
+    # a matches b's pick with probability 1/60 at best, whatever b does.
+    assert native.states == 3601
+    assert native.exact_value == {"a": str(Fraction(100, 60)), "b": str(100 - Fraction(100, 60))}
 
 
 def test_a_state_space_that_will_not_fit_is_refused_with_its_size(tmp_path: Path) -> None:
