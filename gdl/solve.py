@@ -35,6 +35,7 @@ With mixed strategies the principal variation follows each role's most probable 
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -193,7 +194,7 @@ def solve(
     # A small game is searched at once (in a share of the budget: with many joint moves a state, a few
     # states may take long); a larger one goes to the native solver, whose kernels take a moment to load
     # (the search's states so far are a small part of its work).
-    small = _searched(game, root, started, budget * SMALL_GAME_SHARE, SMALL_GAME, progress)
+    small = _searched(game, root, started, budget * SMALL_GAME_SHARE, SMALL_GAME, progress, SMALL_GAME_JOINTS)
     if small.solved or small.reason != OUT_OF_BUDGET:
         return small
     return _solved_natively(game, root, started, budget, max_states, memory, progress)
@@ -226,6 +227,9 @@ def solving_engine(game: Game, budget: float) -> Game:
 SMALL_GAME = 2_000
 #: The share of the budget the search of a small game may take before the native solver has its turn.
 SMALL_GAME_SHARE = 0.25
+#: A game with a state of more joint moves than this is not small, whatever its count of states: the
+#: search would take longer over that state's successors alone than the native solver over the game.
+SMALL_GAME_JOINTS = 10 * SMALL_GAME
 OUT_OF_BUDGET = "not solved within budget"
 
 
@@ -236,11 +240,13 @@ def _searched(
     budget: float,
     max_states: int | None,
     progress: Callable[[int, float], None] | None,
+    max_joints: int | None = None,
 ) -> Solution:
-    """The search over states: every reachable state expanded once, then valued backwards."""
+    """The search over states: every reachable state expanded once, then valued backwards; it stops as
+    out of budget at a state of more than ``max_joints`` joint moves."""
     nodes: dict[State, _Node] = {}
     try:
-        order = _explore(game, root, nodes, started + budget, max_states, progress)
+        order = _explore(game, root, nodes, started + budget, max_states, progress, max_joints)
     except _OutOfBudget:
         return Solution(False, "", {}, [], len(nodes), time.monotonic() - started, OUT_OF_BUDGET)
     except _Cycle as cycle:
@@ -396,6 +402,7 @@ def _explore(
     stop_at: float,
     max_states: int | None,
     progress: Callable[[int, float], None] | None = None,
+    max_joints: int | None = None,
 ) -> list[State]:
     """Expand every reachable state once; return them children first (a reverse topological order)."""
     roles = game.roles
@@ -411,6 +418,8 @@ def _explore(
         nodes[state] = node
         if progress is not None and len(nodes) % PROGRESS_EVERY == 0:
             progress(len(nodes), time.monotonic() - started)
+        if node.goals is None and max_joints is not None and math.prod(map(len, node.moves)) > max_joints:
+            raise _OutOfBudget
         joints = itertools.product(*(range(len(m)) for m in node.moves)) if node.goals is None else ()
         for count, joint in enumerate(joints):
             if count % 256 == 255 and time.monotonic() > stop_at:  # many joint moves take a while too

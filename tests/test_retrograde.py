@@ -194,11 +194,10 @@ def test_a_state_limit_stops_the_exploration_at_that_many_states() -> None:
     assert native.states == searched.states == 100
 
 
-def test_a_state_of_more_joint_moves_than_the_state_limit_is_explored_up_to_the_limit() -> None:
-    """Matching pennies over 60 numbers: the first state has 3,600 joint moves, each to a state of its own.
-    Its arrays need room for the 1,000 states allowed, not for every successor."""
-    numbers = " ".join(f"(num {n})" for n in range(60))
-    text = f"""(role a) (role b) (init (round 0)) {numbers}
+def _guess_the_number(numbers: int) -> str:
+    """Matching pennies over ``numbers`` numbers: a joint move each to a terminal state of its own."""
+    facts = " ".join(f"(num {n})" for n in range(numbers))
+    return f"""(role a) (role b) (init (round 0)) {facts}
         (<= (legal ?r (pick ?n)) (role ?r) (num ?n))
         (<= (next (picked ?r ?n)) (does ?r (pick ?n))) (next (round 1))
         (<= terminal (true (round 1)))
@@ -206,6 +205,12 @@ def test_a_state_of_more_joint_moves_than_the_state_limit_is_explored_up_to_the_
         (<= (goal b 100) (true (picked a ?n)) (true (picked b ?m)) (distinct ?n ?m))
         (<= (goal a 0) (goal b 100)) (<= (goal b 0) (goal a 100))
         (<= (goal ?r 50) (role ?r) (true (round 0)))"""
+
+
+def test_a_state_of_more_joint_moves_than_the_state_limit_is_explored_up_to_the_limit() -> None:
+    """The first state has 3,600 joint moves: its arrays need room for the 1,000 states allowed, not for
+    every successor."""
+    text = _guess_the_number(60)
     limited = solve(gdl.parse(text, engine="compiled"), max_states=1000, memory=200_000)
     assert not limited.solved and limited.reason == "not solved within budget" and limited.states == 1000
     native, searched = _both(text)
@@ -241,6 +246,23 @@ def test_by_default_small_games_are_searched_and_larger_ones_solved_natively() -
         tictactoe = solve(gdl.load(GAMES / "tictactoe.kif"))  # 5,478 states
     assert buttons.solved and gdl.solve.NATIVE not in buttons.notes
     assert tictactoe.solved and gdl.solve.NATIVE in tictactoe.notes and tictactoe.states == 5478
+
+
+def test_a_game_with_a_state_of_many_joint_moves_is_not_searched_as_small() -> None:
+    expanded: list[object] = []
+
+    class CountedNode(gdl.solve._Node):
+        def __init__(self, state: gdl.State, game: gdl.Game) -> None:
+            expanded.append(state)
+            super().__init__(state, game)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gdl.solve, "SMALL_GAME", 2_000)
+        patch.setattr(gdl.solve, "SMALL_GAME_JOINTS", 1_000)
+        patch.setattr(gdl.solve, "_Node", CountedNode)
+        solution = solve(gdl.parse(_guess_the_number(60), engine="compiled"))
+    assert len(expanded) == 1  # the first state: its 3,600 joint moves are left to the native solver
+    assert solution.solved and gdl.solve.NATIVE in solution.notes and solution.states == 3601
 
 
 def test_the_clock_is_looked_at_between_short_calls_of_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
