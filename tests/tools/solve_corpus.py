@@ -10,7 +10,9 @@ Each game is solved as ``gdl solve`` solves it alone (:func:`gdl.corpus_runs.sol
 extensive-form games, :func:`gdl.solve.solve` otherwise) in its own niced process with RLIMIT_CPU
 (``--cpu-limit``, loading included) and RLIMIT_AS (``--memory-limit``), and a cap of ``--max-states``
 reachable states, so that a game larger than the cap is reported as such once it has explored that many
-states, not at the CPU limit. The CPU seconds and the peak resident memory are the process's own (from
+states, not at the CPU limit. An extensive-form game is given :data:`EXTENSIVE_SHARE` of the CPU limit in
+wall-clock seconds, so that a GDL-II tree too large to store is recorded as too large with its node count
+(sampled with its bound, or refused) before the limit ends it. The CPU seconds and the peak resident memory are the process's own (from
 ``wait4``). Each game's record is appended to the JSON lines file at once, so a run that is stopped is
 resumed by running the same command again: a game already recorded is skipped, unless it stopped at the
 CPU limit and the limit is now higher. ``--table`` writes the Markdown table of every game recorded.
