@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gdl.errors import (
@@ -71,10 +71,12 @@ class Solved:
 @dataclass(frozen=True)
 class NotStored:
     """The extensive form was too large to store, or to make (``why``); ``size`` is the tree's where it
-    was counted, ``seconds`` the time taken."""
+    was counted, ``made`` the nodes generated before the generation stopped (0: none), ``seconds`` the
+    time taken."""
 
     why: str
     size: TreeCount | None
+    made: int
     seconds: float
 
     @property
@@ -83,8 +85,8 @@ class NotStored:
 
     @property
     def states(self) -> int:
-        """The nodes of the game tree (0 where they were not counted)."""
-        return 0 if self.size is None else self.size.nodes
+        """The nodes of the game tree; where they were not counted, a lower bound: the nodes made."""
+        return self.made if self.size is None else self.size.nodes
 
     @property
     def reason(self) -> str:
@@ -226,10 +228,11 @@ def _made(
         return named_extensive(game, name, seconds=_left(deadline))  # raises NotExtensiveError: says why
     samples = len(game.players) == 2 and method in ("auto", "mccfr")
 
-    def not_stored(why: str, size: TreeCount | None, sample: bool = True) -> Sampled | Refused:
+    def not_stored(why: str, size: TreeCount | None, sample: bool = True, made: int = 0) -> Sampled | Refused:
+        gone = NotStored(why, size, made, 0.0)
         if sample and samples:
-            return _sampled(game, name, iterations, why, size, deadline, memory, say, began)
-        return _refused(game, why, size, deadline, memory, began)
+            return _sampled(game, name, iterations, gone, began, deadline, memory, say)
+        return _refused(game, gone, began, deadline, memory)
 
     size: TreeCount | None = None
     try:
@@ -260,45 +263,45 @@ def _made(
             why = f"{str(problem).removeprefix(f'{name}: ')} (walked over State objects: {unsupported})"
             return not_stored(why, size, sample=False)
     except (GameTooLargeError, OutOfTimeError) as problem:
-        nodes, seconds = generated
+        nodes, seconds = int(generated[0]), generated[1]
         rate = nodes / max(seconds, 1e-9)
         why = f"{problem} ({nodes:,} nodes made in {seconds:.3g} s, {rate:,.0f} per second)"
-        return not_stored(why, size, sample=isinstance(problem, GameTooLargeError))
+        return not_stored(why, size, sample=isinstance(problem, GameTooLargeError), made=nodes)
     return game_of_tree(tree) if tree.nodes <= DEFAULT_MAX_NODES else tree
 
 
 def _sampled(
-    game: Game, name: str, iterations: int | None, why: str, size: TreeCount | None, deadline: float,
-    memory: int, say: Say, began: float,
+    game: Game, name: str, iterations: int | None, gone: NotStored, began: float, deadline: float,
+    memory: int, say: Say,
 ) -> Sampled | Refused:
-    """A game too large to store, solved by sampled Monte Carlo CFR in the time left; refused when too
-    little is left or the sampling fails."""
+    """A game too large to store (``gone``), solved by sampled Monte Carlo CFR in the time left; refused
+    when too little is left or the sampling fails."""
     left = _left(deadline)
     if left < MIN_SAMPLING_SECONDS:
-        return _refused(game, f"{why}, and no time is left to sample it", size, deadline, memory, began)
+        why = f"{gone.why}, and no time is left to sample it"
+        return _refused(game, replace(gone, why=why), began, deadline, memory)
     say(f"sampling {name} by Monte Carlo CFR for {left:.3g} s (the tree is not stored)")
     try:
         solution = solve_sampled(
             game, iterations or SAMPLED_ITERATIONS, seconds=left, memory=memory, progress=say
         )
     except (ArraysUnsupportedError, GdlSourceError) as problem:
-        return _refused(game, f"{why}; sampling it failed: {problem}", size, deadline, memory, began)
-    return Sampled(why, size, time.monotonic() - began, solution)
+        why = f"{gone.why}; sampling it failed: {problem}"
+        return _refused(game, replace(gone, why=why), began, deadline, memory)
+    return Sampled(gone.why, gone.size, gone.made, time.monotonic() - began, solution)
 
 
-def _refused(
-    game: Game, why: str, size: TreeCount | None, deadline: float, memory: int, began: float
-) -> Refused:
-    """A game not solved, with its size: its information sets counted too, each player's in half the
-    time left."""
+def _refused(game: Game, gone: NotStored, began: float, deadline: float, memory: int) -> Refused:
+    """A game not solved (``gone``), with its size: its information sets counted too, each player's in
+    half the time left."""
     infosets: dict[str, InfosetCount] = {}
-    if size is not None:
+    if gone.size is not None:
         for player in game.players:
             try:
                 infosets[player] = count_infosets(game, player, seconds=_left(deadline) / 2, memory=memory)
             except ArraysUnsupportedError:
                 continue
-    return Refused(why, size, time.monotonic() - began, game.name, infosets)
+    return Refused(gone.why, gone.size, gone.made, time.monotonic() - began, game.name, infosets)
 
 
 def _counts(size: TreeCount) -> dict[str, Any]:

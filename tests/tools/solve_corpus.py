@@ -12,10 +12,11 @@ extensive-form games, :func:`gdl.solve.solve` otherwise) in its own niced proces
 reachable states, so that a game larger than the cap is reported as such once it has explored that many
 states, not at the CPU limit. An extensive-form game is given :data:`EXTENSIVE_SHARE` of the CPU limit in
 wall-clock seconds, so that a GDL-II tree too large to store is recorded as too large with its node count
-(sampled with its bound, or refused) before the limit ends it. The CPU seconds and the peak resident memory are the process's own (from
-``wait4``). Each game's record is appended to the JSON lines file at once, so a run that is stopped is
-resumed by running the same command again: a game already recorded is skipped, unless it stopped at the
-CPU limit and the limit is now higher. ``--table`` writes the Markdown table of every game recorded.
+(sampled with its bound, or refused) before the limit ends it. The CPU seconds and the peak resident
+memory are the process's own (from ``wait4``). Each game's record is appended to the JSON lines file at
+once, so a run that is stopped is resumed by running the same command again: a game already recorded is
+skipped, unless it stopped at the CPU limit and the limit is now higher. ``--table`` writes the Markdown
+table of every game recorded.
 
 ``--search-check S`` also solves each game whose native result is small enough with the search over
 game states on the Datalog engine (the solver the native one replaces: no network, no shared code but
@@ -142,7 +143,7 @@ def extensive_fields(result: Any) -> dict[str, Any]:
         "states": int(result.states), "exact": bool(result.solved), "reason": result.reason
     }
     if isinstance(result, NotStored):
-        fields.update(status=TOO_LARGE)
+        fields.update(status=TOO_LARGE, made=result.made)
         if result.size is not None:
             size = result.size
             fields.update(
@@ -315,6 +316,8 @@ def states_cell(record: dict[str, Any]) -> str:
         return f"{record['states']:,}"
     if "nodes" in record:  # an extensive form too large to store, counted
         return f"{'≥ ' if record['saturated'] else ''}{record['nodes']:,}"
+    if "made" in record:  # one not counted: more nodes than were made
+        return f"> {record['made']:,}" if record["made"] else "?"
     if record["status"] == TOO_LARGE:
         return f"> {record['max_states']:,}"
     return f"≥ {record['states']:,}" if record["states"] else "?"
