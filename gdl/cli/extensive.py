@@ -71,26 +71,17 @@ def solve_file(args: argparse.Namespace, started: float | None = None) -> int | 
     if text is None:
         return 2
     bar = Progress("solve")
-    outcome: Gdl2Outcome | int | ExtensiveGameError
     try:
         outcome = _solved(args, text, start, started, bar.say)
     except ExtensiveGameError as problem:
-        outcome = problem
-    finally:
         bar.close()
+        return _failed(args, problem)
+    bar.close()
     if isinstance(outcome, int):
         return outcome
-    if isinstance(outcome, NotExtensiveError | NoExtensiveForm):
-        reason = outcome.reason if isinstance(outcome, NoExtensiveForm) else outcome
-        print(f"gdl solve: {args.game}: no extensive form to solve: {reason}", file=sys.stderr)
+    if isinstance(outcome, NoExtensiveForm):
+        _no_extensive_form(args, outcome.reason)
         return None
-    if isinstance(outcome, OutOfTimeError):
-        return _not_solved(args, str(outcome).removeprefix(f"{args.game}: "))
-    if isinstance(outcome, NotTwoPlayerError | LPError):
-        return _not_solved(args, str(outcome))
-    if isinstance(outcome, ExtensiveGameError):
-        _say(outcome, args.game, "solve")
-        return 2
     if isinstance(outcome, Refused):
         return _refused(args, outcome)
     if isinstance(outcome, Sampled):
@@ -102,6 +93,24 @@ def solve_file(args: argparse.Namespace, started: float | None = None) -> int | 
     if not emit_json(args, report, "solve"):
         return 2
     return 0 if solution.solved else 1
+
+
+def _failed(args: argparse.Namespace, problem: ExtensiveGameError) -> int | None:
+    """Say why the game was not solved; the exit status, or None when it has no extensive form."""
+    if isinstance(problem, NotExtensiveError):
+        _no_extensive_form(args, str(problem))
+        return None
+    if isinstance(problem, OutOfTimeError):
+        return _not_solved(args, str(problem).removeprefix(f"{args.game}: "))
+    if isinstance(problem, NotTwoPlayerError | LPError):
+        return _not_solved(args, str(problem))
+    _say(problem, args.game, "solve")
+    return 2
+
+
+def _no_extensive_form(args: argparse.Namespace, reason: str) -> None:
+    """Say that the game has no extensive form gdl solves (the perfect-information solver comes next)."""
+    print(f"gdl solve: {args.game}: no extensive form to solve: {reason}", file=sys.stderr)
 
 
 def _solved(
