@@ -150,7 +150,11 @@ def extensive_fields(result: Any) -> dict[str, Any]:
                 nodes=size.nodes, terminals=size.terminals, saturated=size.saturated, tree_states=size.states
             )
         if isinstance(result, Sampled):
-            fields.update(method="mccfr", exploitability_bound=result.solution.bound.to_json())
+            run = result.solution.run
+            fields.update(
+                method="mccfr", iterations=run.iterations, stopped=run.stopped,
+                infosets=result.solution.infosets, exploitability_bound=result.solution.bound.to_json(),
+            )
         return fields
     fields.update(
         status=SOLVED if result.solved else NOT_SOLVED, value=dict(result.value), concept=result.concept,
