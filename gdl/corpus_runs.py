@@ -17,11 +17,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from gdl.backend import Backend
 from gdl.errors import InvalidGameError
-from gdl.extensive import ExtensiveGameError, NotExtensiveError, is_extensive_text, read_extensive
+from gdl.extensive import (
+    GDL_SUFFIXES,
+    ExtensiveGameError,
+    NotExtensiveError,
+    is_extensive_text,
+    read_extensive,
+)
+from gdl.extensive.solve_gdl2 import NoExtensiveForm, Solved, solve_gdl2
 from gdl.extensive.solving import solve_extensive
 from gdl.game import Game, parse
 from gdl.solve import Solution, solve, solving_engine
@@ -54,23 +62,40 @@ def solve_game(
     method: str = "auto",
     iterations: int | None = None,
 ) -> GameRun:
-    """Solve one game as ``gdl solve`` does a file alone: an extensive-form game (GDL-II with nature or
-    percepts, .efg, .json) by :func:`gdl.extensive.solving.solve_extensive`, any other GDL game, or a
-    GDL-II game without an extensive form gdl solves, by :func:`gdl.solve.solve` (which says why)."""
+    """Solve one game as ``gdl solve`` does a file alone: a GDL-II game (nature or percepts) through its
+    extensive form by :func:`gdl.extensive.solve_gdl2.solve_gdl2` (the result: the solution, or a
+    :class:`~gdl.extensive.solve_gdl2.Sampled` or :class:`~gdl.extensive.solve_gdl2.Refused` game too
+    large to store), a .efg or .json game by :func:`gdl.extensive.solving.solve_extensive`, any other GDL
+    game, or a GDL-II game without an extensive form gdl solves, by :func:`gdl.solve.solve` (which says
+    why)."""
     if is_extensive_text(text, file):
         try:
-            extensive = read_extensive(text, file)
-            return GameRun(file, extensive.title, solve_extensive(extensive, method, iterations, budget))
+            return _solved_extensive(text, file, method, iterations, budget)
         except NotExtensiveError:
             pass
         except ExtensiveGameError as problem:  # a bad file, an LP that failed or ran out of time
             return GameRun(file, problem=str(problem))
+        except MemoryError as problem:
+            return GameRun(file, problem=f"the solver ran out of resources ({type(problem).__name__})")
 
     def solved(game: Game) -> Solution:
         # As gdl solve does: a network for the solve where auto's budget gave the game to Datalog.
         return solve(solving_engine(game, budget) if engine == "auto" else game, budget, max_states)
 
     return _guarded(file, text, engine, solved)
+
+
+def _solved_extensive(text: str, file: str, method: str, iterations: int | None, budget: float) -> GameRun:
+    """An extensive-form game's run; :class:`NotExtensiveError` for a GDL-II game without one gdl solves."""
+    if Path(file).suffix.lower() not in GDL_SUFFIXES:
+        extensive = read_extensive(text, file)
+        return GameRun(file, extensive.title, solve_extensive(extensive, method, iterations, budget))
+    outcome = solve_gdl2(text, file, method=method, iterations=iterations, seconds=budget)
+    if isinstance(outcome, NoExtensiveForm):
+        raise NotExtensiveError(outcome.reason)
+    if isinstance(outcome, Solved):
+        return GameRun(file, outcome.solution.game.title, outcome.solution)
+    return GameRun(file, outcome.title, outcome)
 
 
 def _guarded(file: str, text: str, engine: str, work: Callable[[Game], Report | Solution]) -> GameRun:

@@ -199,6 +199,10 @@ class OutOfTimeError(GdlSourceError, LimitError):
     """The time given ran out before the extensive form of a GDL game was complete."""
 
 
+class ExtensiveTooLargeError(GdlSourceError, LimitError):
+    """The extensive form of a GDL game has more nodes (or longer plays) than the import makes."""
+
+
 class ArraysUnsupportedError(GdlError):
     """A GDL game whose extensive form cannot be generated into arrays (walking State objects makes it)."""
 

@@ -144,9 +144,9 @@ def test_a_gdl2_game_too_large_for_the_memory_is_refused_with_its_size(
 def test_a_gdl2_game_beyond_the_objects_is_solved_on_its_arrays(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import gdl.cli.extensive
+    import gdl.extensive.solve_gdl2
 
-    monkeypatch.setattr(gdl.cli.extensive, "DEFAULT_MAX_NODES", 10)  # kuhn's 55 nodes stay arrays
+    monkeypatch.setattr(gdl.extensive.solve_gdl2, "DEFAULT_MAX_NODES", 10)  # kuhn's 55 nodes stay arrays
     status, out, _ = run(capsys, "solve", str(GAMES / "kuhn.kif"), "--method", "dcfr", "--json")
     report = json.loads(out)
     # Proven in floating point with a bound of the rounding error, but never "solved" exactly.

@@ -94,3 +94,18 @@ def test_values_that_differ_from_the_search_or_an_older_run_are_listed() -> None
     assert "**VALUE DISAGREES**" in table([record], {"g.kif"})
     agreeing = {**record, "search_value": {"a": 50.00001, "b": 49.99999}}
     assert disagreements([agreeing], {}) == []
+
+
+def test_a_gdl2_game_too_large_to_store_is_recorded_as_too_large_with_its_node_count() -> None:
+    from solve_corpus import TOO_LARGE, extensive_fields, result_cell, states_cell
+
+    from gdl.extensive.solve_gdl2 import Refused, solve_gdl2
+
+    spoof = ROOT / "games" / "spoof.kif"
+    refused = solve_gdl2(spoof.read_text(), str(spoof), method="lp", seconds=60, memory=500_000)
+    assert isinstance(refused, Refused)
+    record = {"file": "spoof.kif", "path": "extensive", **extensive_fields(refused), "max_states": 10}
+    assert (record["status"], record["nodes"], record["states"]) == (TOO_LARGE, 16_381, 16_381)
+    assert record["exact"] is False
+    assert record["reason"] == refused.reason and record["tree_states"] == 73
+    assert states_cell(record) == "16,381" and result_cell(record, set()) == "too large (extensive)"

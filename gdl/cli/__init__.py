@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from gdl import __version__
 from gdl.cli._common import add_old_spellings
 from gdl.errors import ClusterError, PlayerSpecError, WorkerStartError
+from gdl.memory import memory_limit
 
 #: Subcommand modules, in the order ``gdl --help`` lists them.
 COMMANDS = ("check", "bench", "play", "solve", "convert", "bandits", "tournament", "serve", "host", "network",
@@ -32,17 +33,6 @@ COMMANDS = ("check", "bench", "play", "solve", "convert", "bandits", "tournament
 #: ``tournament`` run such work in worker processes with limits of their own; a Ray cluster manages its
 #: own memory.)
 BOUNDED_COMMANDS = ("check", "bench", "play", "solve", "convert", "bandits", "network", "view", "graph")
-#: The share of the machine's memory a bounded command may use, unless ``GDL_MEMORY_MB`` says otherwise.
-MEMORY_SHARE = 0.75
-
-
-def memory_limit() -> int:
-    """The address space of a bounded command, in bytes: ``GDL_MEMORY_MB`` megabytes, else
-    :data:`MEMORY_SHARE` of the machine's memory."""
-    given = os.environ.get("GDL_MEMORY_MB", "")
-    if given.isdigit() and int(given) > 0:
-        return int(given) << 20
-    return int(MEMORY_SHARE * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
 
 
 def console() -> int:

@@ -19,6 +19,7 @@ from gdl.cli._dynamic import record_report
 from gdl.cli.progress import Progress
 from gdl.corpus_runs import GameRun, check_game, run_games, solve_game
 from gdl.diagnostics import Diagnostic, Level
+from gdl.extensive.solve_gdl2 import NotStored, Sampled
 from gdl.extensive.solving import ExtensiveSolution
 from gdl.solve import Solution
 from gdl.wellformed import PROPERTIES, Report
@@ -156,9 +157,12 @@ def _check_table(runs: list[GameRun], required: Sequence[str]) -> str:
 def _solve_table(runs: list[GameRun]) -> str:
     rows = []
     for run in runs:
-        solution: Solution | ExtensiveSolution | None = run.result
+        solution: Solution | ExtensiveSolution | NotStored | None = run.result
         if solution is None:
             rows.append([run.file, f"error: {run.problem}"])
+        elif isinstance(solution, NotStored):  # the reason gives the extensive form's size
+            bound = f"; {solution.solution.guarantee}" if isinstance(solution, Sampled) else ""
+            rows.append([run.file, f"{solution.reason}{bound} ({solution.seconds:.2f} s)"])
         elif not solution.solved:  # the reason, long, after the figures' columns: it would widen them
             rows.append([
                 run.file, f"{solution.reason} ({solution.states} states, {solution.seconds:.2f} s)"

@@ -7,20 +7,29 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from gdl.cli._common import counted, emit_json, plural, read_source, time_left
 from gdl.cli.progress import Progress
-from gdl.errors import GameTooLargeError, LimitError, OutOfTimeError
+from gdl.errors import LPError, NotTwoPlayerError, OutOfTimeError
 from gdl.extensive import GDL_SUFFIXES, ExtensiveGame, ExtensiveGameError, NotExtensiveError, read_extensive
-from gdl.extensive.count import TreeCount, count_infosets, count_tree, least_bytes
-from gdl.extensive.from_gdl import DEFAULT_MAX_NODES, game_of_tree, load_gdl2, read_gdl2
-from gdl.extensive.generate import ArraysUnsupportedError, GameTree, generate_tree
+from gdl.extensive.from_gdl import load_gdl2
+from gdl.extensive.generate import GameTree
 from gdl.extensive.model import exact_fraction, tidy
+from gdl.extensive.solve_gdl2 import (
+    Gdl2Outcome,
+    NoExtensiveForm,
+    Refused,
+    Sampled,
+    Solved,
+    solve_gdl2,
+    solve_stored,
+)
 from gdl.extensive.solving import DEFAULT_ITERATIONS as ITERATIONS_OF
-from gdl.extensive.solving import ITERATIVE, solve_extensive, solve_tree
-from gdl.game import Game
+from gdl.extensive.solving import ITERATIVE
 
 #: The formats of extensive-form games (see :data:`gdl.cli._common.FORMATS`).
 EXTENSIVE_FORMATS = ("gdl", "json", "efg")
@@ -56,8 +65,6 @@ def solve_file(args: argparse.Namespace, started: float | None = None) -> int | 
     """``gdl solve`` on an extensive-form game file; None for a GDL-II game that has no extensive form
     gdl solves (neither one player nor two with constant-sum goals), after a note on stderr saying why,
     so that the perfect-information solver can report on it."""
-    from gdl.errors import LPError, NotTwoPlayerError
-
     start = time.perf_counter()
     started = time.monotonic() if started is None else started  # --time-limit counts from here
     text = read_source(Path(args.game), "solve", EXTENSIVE_FORMATS)
@@ -65,61 +72,86 @@ def solve_file(args: argparse.Namespace, started: float | None = None) -> int | 
         return 2
     bar = Progress("solve")
     try:
-        if Path(args.game).suffix.lower() in GDL_SUFFIXES:  # its unfolding is part of the time limit
-            made = _generated(args, text, started, bar)
-            if isinstance(made, int) or made is None:
-                bar.close()
-                return made
-            game: ExtensiveGame | GameTree = made
-        else:
-            game = read_extensive(text, args.game)
-    except NotExtensiveError as problem:
-        bar.close()
-        print(f"gdl solve: {args.game}: no extensive form to solve: {problem}", file=sys.stderr)
-        return None
-    except OutOfTimeError as problem:
-        bar.close()
-        return _not_solved(args, str(problem).removeprefix(f"{args.game}: "))
+        outcome = _solved(args, text, start, started, bar.say)
     except ExtensiveGameError as problem:
         bar.close()
-        _say(problem, args.game, "solve")
-        return 2
-    method = args.method or "auto"
-    if len(game.players) == 1 and method in ITERATIVE:
-        print(f"gdl solve: {args.game}: --method {method} applies to games of two players; a game of one "
-              "player is solved exactly by backward induction (leave --method out)", file=sys.stderr)
-        return 2
-    loaded = time.perf_counter() - start
-    left = max(time_left(args.time_limit, started), 0.01)
-    iterations = args.iterations or ITERATIONS_OF.get(method)
-    try:
-        bar.say(f"building the sequence form of {args.game}")
-
-        def progress(iteration: int, exploitability: float) -> None:
-            bar.say(f"{method} iteration {iteration} of {iterations}, exploitability {exploitability:.3g}")
-
-        if method == "lp" and len(game.players) == 2:
-            bar.say(f"solving the sequence-form LP (HiGHS, at most {left:.3g} s)")
-        if isinstance(game, GameTree):
-            solution = solve_tree(game, method, iterations, left, progress)
-        else:
-            solution = solve_extensive(game, method, iterations, left, progress)
-    except (NotTwoPlayerError, LPError) as problem:
-        bar.close()
-        return _not_solved(args, str(problem))
+        return _failed(args, problem)
     bar.close()
-    report = {"game": args.game, **solution.to_json(), "load_seconds": round(loaded, 4)}
+    if isinstance(outcome, int):
+        return outcome
+    if isinstance(outcome, NoExtensiveForm):
+        _no_extensive_form(args, outcome.reason)
+        return None
+    if isinstance(outcome, Refused):
+        return _refused(args, outcome)
+    if isinstance(outcome, Sampled):
+        return _sampled(args, outcome)
+    solution = outcome.solution
+    report = {"game": args.game, **solution.to_json(), "load_seconds": round(outcome.load_seconds, 4)}
     if not args.json:
-        _print(report, game, args.quiet)
+        _print(report, solution.game, args.quiet)
     if not emit_json(args, report, "solve"):
         return 2
     return 0 if solution.solved else 1
+
+
+def _failed(args: argparse.Namespace, problem: ExtensiveGameError) -> int | None:
+    """Say why the game was not solved; the exit status, or None when it has no extensive form."""
+    if isinstance(problem, NotExtensiveError):
+        _no_extensive_form(args, str(problem))
+        return None
+    if isinstance(problem, OutOfTimeError):
+        return _not_solved(args, str(problem).removeprefix(f"{args.game}: "))
+    if isinstance(problem, NotTwoPlayerError | LPError):
+        return _not_solved(args, str(problem))
+    _say(problem, args.game, "solve")
+    return 2
+
+
+def _no_extensive_form(args: argparse.Namespace, reason: str) -> None:
+    """Say that the game has no extensive form gdl solves (the perfect-information solver comes next)."""
+    print(f"gdl solve: {args.game}: no extensive form to solve: {reason}", file=sys.stderr)
+
+
+def _solved(
+    args: argparse.Namespace, text: str, start: float, started: float, say: Callable[[str], None]
+) -> Gdl2Outcome | int:
+    """What solving the game did (its load time counted from ``start``), or the exit status 2 when
+    ``--method`` does not apply to it."""
+    method = args.method or "auto"
+    if Path(args.game).suffix.lower() in GDL_SUFFIXES:  # its unfolding is part of the time limit
+        game = load_gdl2(text, args.game, seconds=time_left(args.time_limit, started))
+        if _inapplicable(args, game.players, method):
+            return 2
+        called = time.perf_counter()
+        outcome = solve_gdl2(
+            game, args.game, method=method, iterations=args.iterations,
+            seconds=time_left(args.time_limit, started), progress=say,
+        )
+        if isinstance(outcome, Solved):  # the load time counts the game's loading too
+            return replace(outcome, load_seconds=called - start + outcome.load_seconds)
+        return outcome
+    extensive = read_extensive(text, args.game)
+    if _inapplicable(args, extensive.players, method):
+        return 2
+    loaded = time.perf_counter() - start
+    left = time_left(args.time_limit, started)
+    return Solved(solve_stored(extensive, args.game, method, args.iterations, left, say), loaded)
 
 
 #: CFR+ iterations unless --iterations says otherwise.
 DEFAULT_ITERATIONS = ITERATIONS_OF["cfr"]
 #: The iterative methods' names as printed.
 METHOD_NAMES = {"cfr": "CFR+", "dcfr": "Discounted CFR", "mccfr": "outcome-sampling Monte Carlo CFR"}
+
+
+def _inapplicable(args: argparse.Namespace, players: Sequence[str], method: str) -> bool:
+    """Whether ``--method`` names an iterative method for a game of one player, after saying so."""
+    if len(players) == 1 and method in ITERATIVE:
+        print(f"gdl solve: {args.game}: --method {method} applies to games of two players; a game of one "
+              "player is solved exactly by backward induction (leave --method out)", file=sys.stderr)
+        return True
+    return False
 
 
 def _not_solved(args: argparse.Namespace, reason: str) -> int:
@@ -130,98 +162,16 @@ def _not_solved(args: argparse.Namespace, reason: str) -> int:
     return 1 if emit_json(args, unsolved, "solve") else 2
 
 
-def _generated(
-    args: argparse.Namespace, text: str, started: float, bar: Progress
-) -> ExtensiveGame | GameTree | int | None:
-    """The extensive form of a GDL-II game file: a game of Python objects when it has at most
-    :data:`gdl.extensive.from_gdl.DEFAULT_MAX_NODES` nodes, else its arrays; or the exit status after
-    saying why there is none (too large for the memory, or for the time: with its size and the nodes
-    made so far), or None for a game that has no extensive form gdl solves."""
-    from gdl.cli import memory_limit
-
-    game = load_gdl2(text, args.game, seconds=time_left(args.time_limit, started))
-    memory = memory_limit() // 2  # the arrays, and as much again for the solver's
-    if len(game.players) not in (1, 2):
-        return read_gdl2(text, args.game, seconds=time_left(args.time_limit, started))  # says why not
-    size: TreeCount | None = None
-    try:
-        bar.say(f"counting the extensive form of {args.game} over its states")
-        size = count_tree(game, seconds=time_left(args.time_limit, started) / 2, memory=memory)
-    except (ArraysUnsupportedError, LimitError):  # generating it says why, or finds it is too large
-        pass
-    needed = None if size is None else least_bytes(size, len(game.players))
-    if needed is not None and needed > memory:
-        why = f"its arrays would take at least {_gib(needed)}, more than the {_gib(memory)} gdl may use"
-        if _samples(args, game):
-            return _sampled(args, game, size, why, started, memory, bar)
-        return _refused(args, game, size, why, started, memory)
-    generated = [0, 0.0]
-    total = f" of {size.nodes:,}" if size is not None else ""
-
-    def progress(nodes: int, seconds: float) -> None:
-        generated[:] = [nodes, seconds]
-        bar.say(f"generating the extensive form: {nodes:,}{total} nodes, {nodes / max(seconds, 1e-9):,.0f} "
-                "per second")
-
-    if time_left(args.time_limit, started) <= 0:
-        return _refused(
-            args, game, size, "the time ran out before the extensive form was made", started, memory
-        )
-    try:
-        tree = generate_tree(
-            game, seconds=time_left(args.time_limit, started), memory=memory, progress=progress,
-        )
-    except ArraysUnsupportedError:  # the import over objects makes it, or says what is wrong
-        return read_gdl2(text, args.game, seconds=time_left(args.time_limit, started))
-    except (GameTooLargeError, OutOfTimeError) as problem:
-        nodes, seconds = generated
-        rate = nodes / max(seconds, 1e-9)
-        why = f"{problem} ({nodes:,} nodes made in {seconds:.3g} s, {rate:,.0f} per second)"
-        if isinstance(problem, GameTooLargeError) and _samples(args, game):
-            return _sampled(args, game, size, why, started, memory, bar)
-        return _refused(args, game, size, why, started, memory)
-    if tree.nodes <= DEFAULT_MAX_NODES:
-        return game_of_tree(tree)
-    return tree
-
-
-def _samples(args: argparse.Namespace, game: Game) -> bool:
-    """Whether a game whose extensive form is too large to store is solved by sampling it instead."""
-    return len(game.players) == 2 and (args.method or "auto") in ("auto", "mccfr")
-
-
-def _sampled(
-    args: argparse.Namespace, game: Game, size: TreeCount | None, why: str, started: float, memory: int,
-    bar: Progress,
-) -> int:
-    """Solve a game too large to store by sampled Monte Carlo CFR, and report it with the tree's size
-    and why it was not stored; the exit status (1: never solved exactly)."""
-    from gdl.errors import GdlSourceError
-    from gdl.extensive.sampled_solve import solve_sampled
-
-    left = time_left(args.time_limit, started)
-    if left < MIN_SAMPLING_SECONDS:
-        return _refused(args, game, size, f"{why}, and no time is left to sample it", started, memory)
-    bar.say(f"sampling {args.game} by Monte Carlo CFR for {left:.3g} s (the tree is not stored)")
-    try:
-        solution = solve_sampled(
-            game, args.iterations or SAMPLED_ITERATIONS, seconds=left, memory=memory, progress=bar.say
-        )
-    except (ArraysUnsupportedError, GdlSourceError) as problem:
-        bar.close()
-        return _refused(args, game, size, f"{why}; sampling it failed: {problem}", started, memory)
-    bar.close()
-    reason = f"not solved: {why}, so it was sampled instead of stored"
-    report: dict[str, Any] = {"game": args.game, **solution.to_json(), "reason": reason}
-    if size is not None:
-        sizes, shown = _sizes(size)
-        report["size"] = sizes
-        report["reason"] = reason = f"{reason}; the extensive form has {', '.join(shown)}"
+def _sampled(args: argparse.Namespace, sampled: Sampled) -> int:
+    """Report a game too large to store that was sampled by Monte Carlo CFR, with the tree's size and
+    why it was not stored; the exit status (1: never solved exactly)."""
+    report: dict[str, Any] = {"game": args.game, **sampled.to_json()}
     if not args.json:
+        solution = sampled.solution
         run = solution.run
         stopped = {"iterations": "its iterations", "time": "the time limit", "memory": "the memory"}
         touched = ", ".join(f"{player} {count:,}" for player, count in solution.infosets.items())
-        print(f"{args.game}: {reason}; {report['concept']}")
+        print(f"{args.game}: {sampled.reason}; {report['concept']}")
         print(f"method: {METHOD_NAMES['mccfr']} through the engine ({run.iterations:,} iterations, "
               f"{run.rate:,.0f} per CPU-second, stopped at {stopped[run.stopped]}); information sets "
               f"touched: {touched}")
@@ -230,53 +180,11 @@ def _sampled(
     return 1 if emit_json(args, report, "solve") else 2
 
 
-#: Sampled Monte Carlo CFR stops at the time limit unless --iterations says otherwise.
-SAMPLED_ITERATIONS = 10**12
-#: The least time left that is worth sampling a game in (else it is refused with its size).
-MIN_SAMPLING_SECONDS = 0.5
-
-
-def _sizes(size: TreeCount) -> tuple[dict[str, Any], list[str]]:
-    """A tree's counted size, for JSON and in words."""
-    sizes: dict[str, Any] = {
-        "nodes": size.nodes, "terminals": size.terminals, "states": size.states, "saturated": size.saturated,
-    }
-    least = "at least " if size.saturated else ""  # the counts stop at 2**62
-    shown = [
-        f"{least}{size.nodes:,} nodes", f"{least}{size.terminals:,} terminals", f"{size.states:,} states"
-    ]
-    return sizes, shown
-
-
-def _refused(
-    args: argparse.Namespace, game: Game, size: TreeCount | None, why: str, started: float, memory: int
-) -> int:
-    """Say that the game was not solved, with its size (nodes, terminals, states, and the information
-    sets counted within what is left of the time), and why; the exit status."""
-    reason = f"not solved: {why}"
-    report: dict[str, Any] = {"game": args.game, "solved": False, "reason": reason}
-    if size is not None:
-        sizes, shown = _sizes(size)
-        infosets: dict[str, Any] = {}
-        for player in game.players:
-            left = time_left(args.time_limit, started) / 2  # each player's count takes half what is left
-            try:
-                sets = count_infosets(game, player, seconds=left, memory=memory)
-            except ArraysUnsupportedError:
-                continue
-            infosets[player] = {"count": sets.infosets, "complete": sets.complete}
-            at_least = "" if sets.complete else "at least "
-            shown.append(f"{at_least}{sets.infosets:,} information sets of {player}")
-        sizes["infosets"] = infosets
-        report["size"] = sizes
-        report["reason"] = reason = f"{reason}; the extensive form has {', '.join(shown)}"
+def _refused(args: argparse.Namespace, refused: Refused) -> int:
+    """Say that the game was not solved, with its size and why; the exit status."""
     if not args.json:
-        print(f"{args.game}: {reason}")
-    return 1 if emit_json(args, report, "solve") else 2
-
-
-def _gib(size: float) -> str:
-    return f"{size / 2**30:,.1f} GiB"
+        print(f"{args.game}: {refused.reason}")
+    return 1 if emit_json(args, {"game": args.game, **refused.to_json()}, "solve") else 2
 
 
 def _print(report: dict[str, Any], game: ExtensiveGame | GameTree, quiet: bool) -> None:

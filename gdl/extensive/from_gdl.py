@@ -37,6 +37,7 @@ from gdl.budget import LOAD_SECONDS, budget
 from gdl.deprecation import moved_names
 from gdl.errors import (
     BudgetExceededError,
+    ExtensiveTooLargeError,
     GameTooLargeError,
     GdlSourceError,
     ImperfectRecallError,
@@ -67,11 +68,19 @@ def read_gdl2(text: str, name: str = "<string>", *, seconds: float | None = None
     started = time.monotonic()
     game = load_gdl2(text, name, seconds=seconds)
     left = DEFAULT_SECONDS if seconds is None else seconds - (time.monotonic() - started)
+    return named_extensive(game, name, seconds=left)
+
+
+def named_extensive(game: Game, name: str, *, seconds: float, objects: bool = False) -> GdlExtensiveGame:
+    """:func:`extensive_from_gdl` on the game of the file ``name``, any problem a
+    :class:`GdlSourceError` whose message starts with ``name``."""
     try:
-        return extensive_from_gdl(game, seconds=left)
+        return extensive_from_gdl(game, seconds=seconds, objects=objects)
     except GdlSourceError as problem:
         raise type(problem)(f"{name}: {problem}") from None
-    except ValueError as problem:  # too large, no legal move, no goal value, ...
+    except GameTooLargeError as problem:
+        raise ExtensiveTooLargeError(f"{name}: {problem}") from None
+    except ValueError as problem:  # no legal move, no goal value, ...
         raise GdlSourceError(f"{name}: {problem}") from None
 
 

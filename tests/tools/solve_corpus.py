@@ -10,10 +10,13 @@ Each game is solved as ``gdl solve`` solves it alone (:func:`gdl.corpus_runs.sol
 extensive-form games, :func:`gdl.solve.solve` otherwise) in its own niced process with RLIMIT_CPU
 (``--cpu-limit``, loading included) and RLIMIT_AS (``--memory-limit``), and a cap of ``--max-states``
 reachable states, so that a game larger than the cap is reported as such once it has explored that many
-states, not at the CPU limit. The CPU seconds and the peak resident memory are the process's own (from
-``wait4``). Each game's record is appended to the JSON lines file at once, so a run that is stopped is
-resumed by running the same command again: a game already recorded is skipped, unless it stopped at the
-CPU limit and the limit is now higher. ``--table`` writes the Markdown table of every game recorded.
+states, not at the CPU limit. An extensive-form game is given :data:`EXTENSIVE_SHARE` of the CPU limit in
+wall-clock seconds, so that a GDL-II tree too large to store is recorded as too large with its node count
+(sampled with its bound, or refused) before the limit ends it. The CPU seconds and the peak resident
+memory are the process's own (from ``wait4``). Each game's record is appended to the JSON lines file at
+once, so a run that is stopped is resumed by running the same command again: a game already recorded is
+skipped, unless it stopped at the CPU limit and the limit is now higher. ``--table`` writes the Markdown
+table of every game recorded.
 
 ``--search-check S`` also solves each game whose native result is small enough with the search over
 game states on the Datalog engine (the solver the native one replaces: no network, no shared code but
@@ -50,6 +53,9 @@ MEMORY_LIMIT_GIB = 12.0
 WALL_PER_CPU_SECOND = 12
 #: Games larger than this are not given to ``--search-check`` (the search keeps a Python object a state).
 SEARCH_MAX_STATES = 300_000
+#: The share of the CPU limit an extensive-form game is solved in, counted in wall-clock seconds (never
+#: fewer than its CPU seconds, on one thread): it reports a sampled or refused tree before the limit ends it.
+EXTENSIVE_SHARE = 0.75
 
 SOLVED = "solved"
 TOO_LARGE = "too large"
@@ -62,10 +68,14 @@ ERROR = "error"
 # --- the worker: one game, in its own process --------------------------------------------------------
 
 
-def work(path: str, budget: float, max_states: int, engine: str, progress_file: str) -> dict[str, Any]:
+def work(
+    path: str, budget: float, max_states: int, engine: str, progress_file: str, cpu_limit: int
+) -> dict[str, Any]:
     """Solve one game and return its record's fields (those the worker knows)."""
     from gdl.corpus_runs import _guarded, solve_game
     from gdl.extensive import is_extensive_text
+    from gdl.extensive.solve_gdl2 import NotStored
+    from gdl.extensive.solving import ExtensiveSolution
     from gdl.game import Game
     from gdl.solve import solve, solving_engine
 
@@ -96,11 +106,9 @@ def work(path: str, budget: float, max_states: int, engine: str, progress_file: 
 
     if is_extensive_text(text, path):
         Path(progress_file + ".facts").write_text(json.dumps({"path": "extensive"}), encoding="utf-8")
-        run = solve_game(text, path, engine, budget, max_states)
-        path_taken = "extensive"
+        run = solve_game(text, path, engine, EXTENSIVE_SHARE * cpu_limit, max_states)
     else:
         run = _guarded(path, text, engine, solved)
-        path_taken = ""
     record: dict[str, Any] = {"game": run.game, **facts}
     if run.problem is not None:
         record.update(status=ERROR, reason=run.problem, states=0, exact=False)
@@ -108,11 +116,12 @@ def work(path: str, budget: float, max_states: int, engine: str, progress_file: 
             record["status"] = MEMORY
         return record
     result = run.result
+    if isinstance(result, ExtensiveSolution | NotStored):
+        record.update(path="extensive", **extensive_fields(result))
+        return record
     notes = getattr(result, "notes", [])
-    if result.solved and not path_taken:
-        path_taken = "native" if any("retrograde" in note for note in notes) else "search"
-    if path_taken:  # else the solver last at work, if any
-        record["path"] = path_taken
+    if result.solved:  # else the path is the solver's last at work, if any
+        record["path"] = "native" if any("retrograde" in note for note in notes) else "search"
     record.update(states=int(result.states), exact=bool(result.solved), reason=result.reason)
     if result.solved:
         record.update(status=SOLVED, value=dict(result.value), concept=result.concept)
@@ -125,9 +134,38 @@ def work(path: str, budget: float, max_states: int, engine: str, progress_file: 
     return record
 
 
+def extensive_fields(result: Any) -> dict[str, Any]:
+    """The record's fields of an extensive-form game: solved (exactly, or with its exploitability), or
+    too large to store: sampled with a bound of its exploitability, or refused, with the tree's size."""
+    from gdl.extensive.solve_gdl2 import NotStored, Sampled
+
+    fields: dict[str, Any] = {
+        "states": int(result.states), "exact": bool(result.solved), "reason": result.reason
+    }
+    if isinstance(result, NotStored):
+        fields.update(status=TOO_LARGE, made=result.made)
+        if result.size is not None:
+            size = result.size
+            fields.update(
+                nodes=size.nodes, terminals=size.terminals, saturated=size.saturated, tree_states=size.states
+            )
+        if isinstance(result, Sampled):
+            run = result.solution.run
+            fields.update(
+                method="mccfr", iterations=run.iterations, stopped=run.stopped,
+                infosets=result.solution.infosets, exploitability_bound=result.solution.bound.to_json(),
+            )
+        return fields
+    fields.update(
+        status=SOLVED if result.solved else NOT_SOLVED, value=dict(result.value), concept=result.concept,
+        method=result.method, exploitability=result.exploitability,
+    )
+    return fields
+
+
 def worker_main(arguments: list[str]) -> None:
-    path, budget, max_states, engine, progress_file = arguments
-    record = work(path, float(budget), int(max_states), engine, progress_file)
+    path, budget, max_states, engine, progress_file, cpu_limit = arguments
+    record = work(path, float(budget), int(max_states), engine, progress_file, int(cpu_limit))
     print(json.dumps(record), flush=True)
 
 
@@ -156,7 +194,7 @@ def run_one(
         out_path, err_path = os.path.join(scratch, "out"), os.path.join(scratch, "err")
         command = [
             sys.executable, str(Path(__file__).resolve()), "--worker",
-            path, str(wall_limit), str(max_states), engine, progress_file,
+            path, str(wall_limit), str(max_states), engine, progress_file, str(cpu_limit),
         ]
         started = time.monotonic()
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
@@ -280,6 +318,10 @@ def search_check(record: dict[str, Any], path: str, seconds: int, memory_limit: 
 def states_cell(record: dict[str, Any]) -> str:
     if record["exact"]:
         return f"{record['states']:,}"
+    if "nodes" in record:  # an extensive form too large to store, counted
+        return f"{'≥ ' if record['saturated'] else ''}{record['nodes']:,}"
+    if "made" in record:  # one not counted: more nodes than were made
+        return f"> {record['made']:,}" if record["made"] else "?"
     if record["status"] == TOO_LARGE:
         return f"> {record['max_states']:,}"
     return f"≥ {record['states']:,}" if record["states"] else "?"
@@ -300,6 +342,8 @@ def result_cell(record: dict[str, Any], disagreeing: set[str]) -> str:
         cell = f"{status}: {reason}".replace("|", "\\|").replace("\n", " ")
     if record.get("path"):
         cell += f" ({record['path']})"
+    if "exploitability_bound" in record:
+        cell += f", sampled: exploitability ≥ {record['exploitability_bound']['lower_bound']:.3g} (95%)"
     if status != SOLVED and record.get("network") is False:
         cell += " [no network]"
     elif status != SOLVED and record.get("nature"):
