@@ -15,7 +15,16 @@ from gdl.corpus_runs import solve_game
 from gdl.errors import ArraysUnsupportedError
 from gdl.extensive.count import count_tree
 from gdl.extensive.from_gdl import extensive_from_gdl, load_gdl2
-from gdl.extensive.solve_gdl2 import NoExtensiveForm, Refused, Sampled, Solved, solve_gdl2
+from gdl.extensive.solve_gdl2 import (
+    GAME,
+    SIZE,
+    TIME,
+    NoExtensiveForm,
+    Refused,
+    Sampled,
+    Solved,
+    solve_gdl2,
+)
 from gdl.extensive.solving import solve_extensive
 
 THREE_PLAYERS = """
@@ -92,7 +101,7 @@ def test_a_gdl2_game_beyond_the_object_import_gets_its_size_from_a_corpus_run(
     run = solve_game(text, str(path), "auto", 120.0, None, "lp")
     assert run.problem is None and run.game == "transit"
     refused = run.result
-    assert isinstance(refused, Refused) and refused.size is not None
+    assert isinstance(refused, Refused) and refused.size is not None and refused.cause == SIZE
     size = refused.size
     assert (size.nodes, size.terminals, size.states) == (counted.nodes, counted.terminals, counted.states)
     assert refused.states == counted.nodes and f"{counted.nodes:,} nodes" in refused.reason
@@ -104,7 +113,7 @@ def test_a_gdl2_game_beyond_the_object_import_gets_its_size_from_a_corpus_run(
 def test_a_two_player_tree_too_large_to_store_is_sampled_with_a_bound() -> None:
     path = GAMES / "spoof.kif"
     outcome = solve_gdl2(path.read_text(), str(path), seconds=4, memory=500_000)
-    assert isinstance(outcome, Sampled) and not outcome.solved
+    assert isinstance(outcome, Sampled) and not outcome.solved and outcome.cause == SIZE
     assert outcome.size is not None and outcome.states == 16_381
     assert outcome.solution.run.iterations > 0 and outcome.solution.run.stopped in ("memory", "time")
     assert outcome.solution.bound.to_json()["kind"] == "statistical lower bound"
@@ -127,9 +136,42 @@ def test_a_game_whose_tree_is_walked_over_objects_is_refused_when_the_walk_runs_
     game = load_gdl2(path.read_text(), str(path))
     outcome = solve_gdl2(game, str(path), seconds=2)
     assert isinstance(outcome, Refused) and outcome.size is None and outcome.infosets == {}
+    assert outcome.cause == TIME  # its size is not known
     assert outcome.why.startswith("game 'kriegtictactoe': ")
     assert outcome.why.endswith("the extensive form is not complete (walked over State objects: the game "
                                 "has no network)")
+
+
+#: Nature deals one of 40 cards, seen by a alone; a bets or passes, and b calls or folds. A bet called on
+#: card 7 gives a both goal values: the rules break GDL on those plays alone.
+BROKEN_BET = """
+(role a) (role b) (role random)
+(init (round 0))
+(<= (legal random (deal ?c)) (true (round 0)) (card ?c)) (<= (legal random noop) (not (true (round 0))))
+(<= (legal a noop) (true (round 0))) (<= (legal b noop) (not (true (round 2))))
+(<= (legal a bet) (true (round 1))) (<= (legal a pass) (true (round 1)))
+(<= (legal b call) (true (round 2))) (<= (legal b fold) (true (round 2))) (<= (legal a noop) (true (round 2)))
+(<= (sees a (card ?c)) (does random (deal ?c)))
+(<= (next (dealt ?c)) (does random (deal ?c))) (<= (next (dealt ?c)) (true (dealt ?c)))
+(<= (next (round 1)) (true (round 0))) (<= (next (round 2)) (does a bet))
+(<= (next (over)) (does a pass)) (<= (next (over)) (true (round 2)))
+(<= (next (called)) (does b call))
+(<= terminal (true (over)))
+(<= (goal a 100) (true (called)) (true (dealt ?c)) (high ?c))
+(<= (goal a 0) (true (called)) (true (dealt ?c)) (not (high ?c)))
+(<= (goal a 100) (true (called)) (true (dealt 7)))
+(<= (goal a 50) (not (true (called))))
+(<= (goal b 100) (goal a 0)) (<= (goal b 0) (goal a 100)) (<= (goal b 50) (goal a 50))
+(<= (high ?c) (card ?c) (card ?d) (succ 19 ?d) (less ?d ?c))
+""" + " ".join(f"(card {c})" for c in range(40)) + " " + " ".join(
+    f"(succ {c} {c + 1})" for c in range(39)) + " " + " ".join(
+    f"(less {c} {d})" for c in range(40) for d in range(c + 1, 40))
+
+
+def test_a_sampled_tree_whose_plays_break_the_rules_is_refused_for_the_game_itself() -> None:
+    outcome = solve_gdl2(BROKEN_BET, "broken.kif", seconds=20, memory=2_000)
+    assert isinstance(outcome, Refused) and outcome.cause == GAME and outcome.size is not None
+    assert "sampling it failed" in outcome.why and "no goal value, or several" in outcome.why
 
 
 def test_gdl_solve_over_many_games_tabulates_a_refused_gdl2_game_with_its_size(

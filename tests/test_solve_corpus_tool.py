@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -97,15 +98,19 @@ def test_values_that_differ_from_the_search_or_an_older_run_are_listed() -> None
 
 
 def test_a_gdl2_game_too_large_to_store_is_recorded_as_too_large_with_its_node_count() -> None:
-    from solve_corpus import TOO_LARGE, extensive_fields, result_cell, states_cell
+    from solve_corpus import CPU, MEMORY, NOT_SOLVED, TOO_LARGE, extensive_fields, result_cell, states_cell
 
-    from gdl.extensive.solve_gdl2 import Refused, solve_gdl2
+    from gdl.extensive.solve_gdl2 import GAME, TIME, Refused, solve_gdl2
 
     spoof = ROOT / "games" / "spoof.kif"
     refused = solve_gdl2(spoof.read_text(), str(spoof), method="lp", seconds=60, memory=500_000)
     assert isinstance(refused, Refused)
-    record = {"file": "spoof.kif", "path": "extensive", **extensive_fields(refused), "max_states": 10}
+    record = {"file": "spoof.kif", "path": "extensive", **extensive_fields(refused, 10), "max_states": 10}
     assert (record["status"], record["nodes"], record["states"]) == (TOO_LARGE, 16_381, 16_381)
+    # Fewer nodes than the cap: the memory stopped it. The time, or the game's rules: not its size.
+    assert extensive_fields(refused, 20_000)["status"] == MEMORY
+    assert extensive_fields(replace(refused, cause=TIME), 10)["status"] == CPU
+    assert extensive_fields(replace(refused, cause=GAME), 10)["status"] == NOT_SOLVED
     assert record["exact"] is False
     assert record["reason"] == refused.reason and record["tree_states"] == 73
     assert states_cell(record) == "16,381" and result_cell(record, set()) == "too large (extensive)"

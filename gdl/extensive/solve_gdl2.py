@@ -55,6 +55,9 @@ SAMPLED_ITERATIONS = 10**12
 #: The least time left that is worth sampling a game in (else it is refused with its size).
 MIN_SAMPLING_SECONDS = 0.5
 
+#: What stopped a tree from being stored (:attr:`NotStored.cause`).
+SIZE, TIME, GAME = "size", "time", "game"
+
 #: A progress function: what the work is doing now, in words.
 Say = Callable[[str], None]
 
@@ -70,11 +73,14 @@ class Solved:
 
 @dataclass(frozen=True)
 class NotStored:
-    """The extensive form was too large to store, or to make (``why``); ``size`` is the tree's where it
-    was counted, ``made`` the nodes generated before the generation stopped (0: none), ``seconds`` the
-    time taken."""
+    """The extensive form was too large to store, or to make (``why``); ``cause`` says what stopped it:
+    :data:`SIZE` (the tree, or its arrays, past what is allowed), :data:`TIME` (the time ran out first: the
+    size is not known) or :data:`GAME` (the game itself, e.g. rules that break GDL on a sampled play);
+    ``size`` is the tree's where it was counted, ``made`` the nodes generated before the generation stopped
+    (0: none), ``seconds`` the time taken."""
 
     why: str
+    cause: str
     size: TreeCount | None
     made: int
     seconds: float
@@ -228,9 +234,9 @@ def _made(
         return named_extensive(game, name, seconds=_left(deadline))  # raises NotExtensiveError: says why
     samples = len(game.players) == 2 and method in ("auto", "mccfr")
 
-    def not_stored(why: str, size: TreeCount | None, sample: bool = True, made: int = 0) -> Sampled | Refused:
-        gone = NotStored(why, size, made, 0.0)
-        if sample and samples:
+    def not_stored(why: str, size: TreeCount | None, cause: str = SIZE, made: int = 0) -> Sampled | Refused:
+        gone = NotStored(why, cause, size, made, 0.0)
+        if cause == SIZE and samples:
             return _sampled(game, name, iterations, gone, began, deadline, memory, say)
         return _refused(game, gone, began, deadline, memory)
 
@@ -245,7 +251,7 @@ def _made(
         why = f"its arrays would take at least {_gib(needed)}, more than the {_gib(memory)} gdl may use"
         return not_stored(why, size)
     if _left(deadline) <= 0:
-        return not_stored("the time ran out before the extensive form was made", size, sample=False)
+        return not_stored("the time ran out before the extensive form was made", size, TIME)
     generated = [0, 0.0]
     total = f" of {size.nodes:,}" if size is not None else ""
 
@@ -261,12 +267,13 @@ def _made(
             return named_extensive(game, name, seconds=_left(deadline), objects=True)
         except (ExtensiveTooLargeError, OutOfTimeError) as problem:
             why = f"{str(problem).removeprefix(f'{name}: ')} (walked over State objects: {unsupported})"
-            return not_stored(why, size, sample=False)
+            # Not sampled: sampling runs on the network the game does not have.
+            return _refused(game, NotStored(why, _cause(problem), size, 0, 0.0), began, deadline, memory)
     except (GameTooLargeError, OutOfTimeError) as problem:
         nodes, seconds = int(generated[0]), generated[1]
         rate = nodes / max(seconds, 1e-9)
         why = f"{problem} ({nodes:,} nodes made in {seconds:.3g} s, {rate:,.0f} per second)"
-        return not_stored(why, size, sample=isinstance(problem, GameTooLargeError), made=nodes)
+        return not_stored(why, size, _cause(problem), made=nodes)
     return game_of_tree(tree) if tree.nodes <= DEFAULT_MAX_NODES else tree
 
 
@@ -285,10 +292,13 @@ def _sampled(
         solution = solve_sampled(
             game, iterations or SAMPLED_ITERATIONS, seconds=left, memory=memory, progress=say
         )
-    except (ArraysUnsupportedError, GdlSourceError) as problem:
+    except ArraysUnsupportedError as problem:
         why = f"{gone.why}; sampling it failed: {problem}"
         return _refused(game, replace(gone, why=why), began, deadline, memory)
-    return Sampled(gone.why, gone.size, gone.made, time.monotonic() - began, solution)
+    except GdlSourceError as problem:  # a sampled play met what the game's rules may not do
+        why = f"{gone.why}; sampling it failed: {problem}"
+        return _refused(game, replace(gone, why=why, cause=GAME), began, deadline, memory)
+    return Sampled(gone.why, gone.cause, gone.size, gone.made, time.monotonic() - began, solution)
 
 
 def _refused(game: Game, gone: NotStored, began: float, deadline: float, memory: int) -> Refused:
@@ -301,7 +311,12 @@ def _refused(game: Game, gone: NotStored, began: float, deadline: float, memory:
                 infosets[player] = count_infosets(game, player, seconds=_left(deadline) / 2, memory=memory)
             except ArraysUnsupportedError:
                 continue
-    return Refused(gone.why, gone.size, gone.made, time.monotonic() - began, game.name, infosets)
+    return Refused(gone.why, gone.cause, gone.size, gone.made, time.monotonic() - began, game.name, infosets)
+
+
+def _cause(problem: Exception) -> str:
+    """What a stopped generation ran into: the time, or a limit of size."""
+    return TIME if isinstance(problem, OutOfTimeError) else SIZE
 
 
 def _counts(size: TreeCount) -> dict[str, Any]:

@@ -117,7 +117,7 @@ def work(
         return record
     result = run.result
     if isinstance(result, ExtensiveSolution | NotStored):
-        record.update(path="extensive", **extensive_fields(result))
+        record.update(path="extensive", **extensive_fields(result, max_states))
         return record
     notes = getattr(result, "notes", [])
     if result.solved:  # else the path is the solver's last at work, if any
@@ -134,16 +134,19 @@ def work(
     return record
 
 
-def extensive_fields(result: Any) -> dict[str, Any]:
+def extensive_fields(result: Any, max_states: int) -> dict[str, Any]:
     """The record's fields of an extensive-form game: solved (exactly, or with its exploitability), or
     too large to store: sampled with a bound of its exploitability, or refused, with the tree's size."""
-    from gdl.extensive.solve_gdl2 import NotStored, Sampled
+    from gdl.extensive.solve_gdl2 import GAME, SIZE, TIME, NotStored, Sampled
 
     fields: dict[str, Any] = {
         "states": int(result.states), "exact": bool(result.solved), "reason": result.reason
     }
     if isinstance(result, NotStored):
-        fields.update(status=TOO_LARGE, made=result.made)
+        # Too large once the tree has more nodes than the cap on states (counted, or made); else the
+        # limit that stopped it: the memory, the time, or the game's own rules.
+        status = {SIZE: TOO_LARGE if result.states >= max_states else MEMORY, TIME: CPU, GAME: NOT_SOLVED}
+        fields.update(status=status[result.cause], made=result.made)
         if result.size is not None:
             size = result.size
             fields.update(
