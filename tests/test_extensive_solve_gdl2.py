@@ -188,3 +188,11 @@ def test_gdl_solve_over_many_games_tabulates_a_refused_gdl2_game_with_its_size(
     reports = json.loads(out)
     assert [report["solved"] for report in reports] == [True, False]
     assert reports[1]["size"]["nodes"] == 16_381 and reports[1]["game"] == "spoof"
+
+
+def test_gdl_solve_over_many_games_takes_every_extensive_format(capsys: pytest.CaptureFixture[str]) -> None:
+    games = [str(GAMES / "kuhn.kif"), str(GAMES / "kuhn.efg")]
+    status, out, err = run(capsys, "solve", *games, "--jobs", "1", "--json")
+    assert status == 0, err
+    # The .efg file names its players 1 and 2.
+    assert [list(report["value"].values()) for report in json.loads(out)] == [[-1 / 18, 1 / 18]] * 2

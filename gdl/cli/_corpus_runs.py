@@ -16,6 +16,7 @@ from typing import Any
 from gdl.backend import open_backend
 from gdl.cli._common import emit_json, read_source
 from gdl.cli._dynamic import record_report
+from gdl.cli.extensive import EXTENSIVE_FORMATS
 from gdl.cli.progress import Progress
 from gdl.corpus_runs import GameRun, check_game, run_games, solve_game
 from gdl.diagnostics import Diagnostic, Level
@@ -69,7 +70,8 @@ def check_many(args: argparse.Namespace, texts: dict[str, str], diagnostics: Seq
 def solve_many(args: argparse.Namespace, files: Sequence[str]) -> int:
     """Solve every game as ``gdl solve`` does one alone; 0 when all are solved, 1 when some is not, 2
     when a file cannot be read."""
-    games = [(file, text) for file in files if (text := read_source(Path(file), "solve")) is not None]
+    readable = (read_source(Path(file), "solve", EXTENSIVE_FORMATS) for file in files)
+    games = [(file, text) for file, text in zip(files, readable, strict=True) if text is not None]
 
     def show(run: GameRun) -> None:
         if run.problem is not None:
