@@ -61,16 +61,18 @@ def solve_game(
     max_states: int | None,
     method: str = "auto",
     iterations: int | None = None,
+    tree_memory: int | None = None,
 ) -> GameRun:
     """Solve one game as ``gdl solve`` does a file alone: a GDL-II game (nature or percepts) through its
     extensive form by :func:`gdl.extensive.solve_gdl2.solve_gdl2` (the result: the solution, or a
     :class:`~gdl.extensive.solve_gdl2.Sampled` or :class:`~gdl.extensive.solve_gdl2.Refused` game too
     large to store), a .efg or .json game by :func:`gdl.extensive.solving.solve_extensive`, any other GDL
     game, or a GDL-II game without an extensive form gdl solves, by :func:`gdl.solve.solve` (which says
-    why)."""
+    why). ``tree_memory`` is the bytes a GDL-II game's tree may take (None: as :func:`solve_gdl2` plans in
+    the task's process)."""
     if is_extensive_text(text, file):
         try:
-            return _solved_extensive(text, file, method, iterations, budget)
+            return _solved_extensive(text, file, method, iterations, budget, tree_memory)
         except NotExtensiveError:
             pass
         except ExtensiveGameError as problem:  # a bad file, an LP that failed or ran out of time
@@ -85,12 +87,14 @@ def solve_game(
     return _guarded(file, text, engine, solved)
 
 
-def _solved_extensive(text: str, file: str, method: str, iterations: int | None, budget: float) -> GameRun:
+def _solved_extensive(
+    text: str, file: str, method: str, iterations: int | None, budget: float, tree_memory: int | None
+) -> GameRun:
     """An extensive-form game's run; :class:`NotExtensiveError` for a GDL-II game without one gdl solves."""
     if Path(file).suffix.lower() not in GDL_SUFFIXES:
         extensive = read_extensive(text, file)
         return GameRun(file, extensive.title, solve_extensive(extensive, method, iterations, budget))
-    outcome = solve_gdl2(text, file, method=method, iterations=iterations, seconds=budget)
+    outcome = solve_gdl2(text, file, method=method, iterations=iterations, seconds=budget, memory=tree_memory)
     if isinstance(outcome, NoExtensiveForm):
         raise NotExtensiveError(outcome.reason)
     if isinstance(outcome, Solved):

@@ -22,6 +22,7 @@ from gdl.corpus_runs import GameRun, check_game, run_games, solve_game
 from gdl.diagnostics import Diagnostic, Level
 from gdl.extensive.solve_gdl2 import NotStored, Sampled
 from gdl.extensive.solving import ExtensiveSolution
+from gdl.memory import usable_memory
 from gdl.solve import Solution
 from gdl.wellformed import PROPERTIES, Report
 
@@ -77,7 +78,11 @@ def solve_many(args: argparse.Namespace, files: Sequence[str]) -> int:
         if run.problem is not None:
             print(f"gdl solve: {run.file}: {run.problem}", file=sys.stderr)
 
-    arguments = (args.engine, args.time_limit, args.max_states, args.method or "auto", args.iterations)
+    # The command's memory, as for one file alone (a pool's workers may have started before it was set).
+    tree_memory = usable_memory() // 2
+    arguments = (
+        args.engine, args.time_limit, args.max_states, args.method or "auto", args.iterations, tree_memory
+    )
     runs = _run("solve", args, solve_game, games, arguments, show)
     if args.json:
         print(json.dumps([_solution_json(run) for run in runs], indent=2))
