@@ -109,7 +109,8 @@ def test_a_gdl2_game_too_large_to_store_is_recorded_as_too_large_with_its_node_c
     assert (record["status"], record["nodes"], record["states"]) == (TOO_LARGE, 16_381, 16_381)
     # Fewer nodes than the cap: the memory stopped it. The time, or the game's rules: not its size.
     assert extensive_fields(refused, 20_000)["status"] == MEMORY
-    assert extensive_fields(replace(refused, cause=TIME), 10)["status"] == CPU
+    assert extensive_fields(replace(refused, cause=TIME), 20_000)["status"] == CPU
+    assert extensive_fields(replace(refused, cause=TIME, size=None, made=12), 10)["status"] == TOO_LARGE
     assert extensive_fields(replace(refused, cause=GAME), 10)["status"] == NOT_SOLVED
     assert record["exact"] is False
     assert record["reason"] == refused.reason and record["tree_states"] == 73

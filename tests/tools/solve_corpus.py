@@ -143,10 +143,12 @@ def extensive_fields(result: Any, max_states: int) -> dict[str, Any]:
         "states": int(result.states), "exact": bool(result.solved), "reason": result.reason
     }
     if isinstance(result, NotStored):
-        # Too large once the tree has more nodes than the cap on states (counted, or made); else the
-        # limit that stopped it: the memory, the time, or the game's own rules.
-        status = {SIZE: TOO_LARGE if result.states >= max_states else MEMORY, TIME: CPU, GAME: NOT_SOLVED}
-        fields.update(status=status[result.cause], made=result.made)
+        # Too large once the tree has more nodes than the cap on states (counted, or made before the
+        # memory or the time ran out); else the limit that stopped it, or the game's own rules.
+        status = {SIZE: MEMORY, TIME: CPU, GAME: NOT_SOLVED}[result.cause]
+        if result.cause != GAME and result.states >= max_states:
+            status = TOO_LARGE
+        fields.update(status=status, made=result.made)
         if result.size is not None:
             size = result.size
             fields.update(
