@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 from typing import NoReturn
 
 import pytest
@@ -196,3 +197,13 @@ def test_gdl_solve_over_many_games_takes_every_extensive_format(capsys: pytest.C
     assert status == 0, err
     # The .efg file names its players 1 and 2.
     assert [list(report["value"].values()) for report in json.loads(out)] == [[-1 / 18, 1 / 18]] * 2
+
+
+def test_gdl_solve_over_many_games_names_a_bad_file_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.efg"
+    bad.write_text('EFG 2 R "x" { "1" "2" }\nbroken')
+    status, out, err = run(capsys, "solve", str(bad), str(GAMES / "kuhn.kif"), "--jobs", "1")
+    assert status == 1 and "1 of 2 game(s) solved" in out
+    assert f"{bad}:2:1: error: expected a node" in err and err.count(str(bad)) == 1

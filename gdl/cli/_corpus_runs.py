@@ -76,7 +76,9 @@ def solve_many(args: argparse.Namespace, files: Sequence[str]) -> int:
 
     def show(run: GameRun) -> None:
         if run.problem is not None:
-            print(f"gdl solve: {run.file}: {run.problem}", file=sys.stderr)
+            # A diagnostic names its file itself (with the line and column, or the JSON path).
+            named = run.problem.startswith(run.file)
+            print(run.problem if named else f"gdl solve: {run.file}: {run.problem}", file=sys.stderr)
 
     # The command's memory, as for one file alone (a pool's workers may have started before it was set).
     tree_memory = usable_memory() // 2
