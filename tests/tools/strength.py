@@ -9,7 +9,10 @@
 a core of their own with taskset (``--gdl-core``, ``--opponent-core``). The opponent is a command that
 serves a GGP player on 127.0.0.1:{port} (restarted when it exits after a match, as Sancho's runner
 without ``--persist`` does), or ``--opponent URL`` of one already running. The seats rotate match by
-match, so that gdl plays each role equally often; the opponent plays every other role.
+match, so that gdl plays each role equally often; the opponent plays every other role, each with a
+server of its own (a GGP player plays one role of a match): in a game of n roles the command is
+started n - 1 times, on the opponent's core, or n - 1 URLs are given (``--opponent`` repeated).
+``--records DIR`` keeps each match's record (``GAME-MATCH.json``, ggp-base's format).
 
 Prints a markdown table, one row per game: matches, gdl's score share (its goal over the sum of the
 match's goals, a half each when both are 0; the mean over the matches) with a 95 % confidence interval
@@ -122,20 +125,25 @@ class Tally:
 
 
 def play(
-    game: Path, roles: list[str], seat: int, urls: tuple[str, str], args: argparse.Namespace, tally: Tally
+    game: Path, roles: list[str], seat: int, gdl_url: str, opponents: list[str],
+    args: argparse.Namespace, tally: Tally,
 ) -> None:
-    """One match through ``gdl host``: gdl (``urls[0]``) in role number ``seat``, the opponent in the
-    others."""
+    """One match through ``gdl host``: gdl (``gdl_url``) in role number ``seat``, the opponents' servers
+    in the others, in turn."""
     mine = roles[seat % len(roles)]
+    others = iter(opponents)
     with tempfile.TemporaryDirectory() as folder:
         record_file = Path(folder) / "record.json"
         command = [*GDL, "host", str(game), "--quiet", "-o", str(record_file),
                    "--start-clock", str(args.start_clock), "--play-clock", str(args.play_clock)]
         for role in roles:
-            command += ["-p", f"{role}={urls[0] if role == mine else urls[1]}"]
+            command += ["-p", f"{role}={gdl_url if role == mine else next(others)}"]
         hosted = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if hosted.returncode not in (0, 1):  # 1: the match was aborted, and its record says why
             raise SystemExit(f"strength: gdl host failed: {hosted.stderr.strip()}")
+        if args.records is not None:
+            args.records.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(record_file, args.records / f"{game.stem}-{seat + 1}.json")
         record = json.loads(record_file.read_text())
     index = record["roles"].index(mine)
     goals = record["goalValues"] or [0] * len(record["roles"])
@@ -158,7 +166,7 @@ def interval(shares: list[float]) -> str:
     return f"{100 * max(0.0, low):.0f}-{100 * min(1.0, high):.0f} %"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -167,22 +175,31 @@ def main() -> None:
     parser.add_argument("--start-clock", type=int, default=20)
     parser.add_argument("--play-clock", type=int, default=5)
     parser.add_argument("--player", default="uct", help="gdl's player (default uct)")
-    parser.add_argument("--opponent", help="URL of an opponent already serving")
+    parser.add_argument("--opponent", action="append", default=[],
+                        help="URL of an opponent already serving (once per role it plays at most)")
     parser.add_argument("--opponent-command", help="command serving the opponent on 127.0.0.1:{port}")
     parser.add_argument("--gdl-core", type=int, default=0)
     parser.add_argument("--opponent-core", type=int, default=1)
-    args = parser.parse_args()
-    if (args.opponent is None) == (args.opponent_command is None):
+    parser.add_argument("--records", type=Path, help="folder to keep the matches' records in")
+    args = parser.parse_args(argv)
+    if bool(args.opponent) == (args.opponent_command is not None):
         parser.error("give one of --opponent URL and --opponent-command CMD")
+    games = [(game, [str(role) for role in gdl.load(game).players]) for game in args.games]
+    needed = max(len(roles) for _, roles in games) - 1
+    if args.opponent and len(args.opponent) < needed:
+        parser.error(f"a game of {needed + 1} roles needs {needed} opponent URLs; "
+                     f"{len(args.opponent)} given")
     server, gdl_url = start_gdl(args.player, args.gdl_core)
-    opponent = Opponent(args.opponent, args.opponent_command, args.opponent_core)
+    opponents = [Opponent(url, None, None) for url in args.opponent] or [
+        Opponent(None, args.opponent_command, args.opponent_core) for _ in range(needed)
+    ]
     rows = []
     try:
-        for game in args.games:
+        for game, roles in games:
             tally = Tally()
-            roles = [str(role) for role in gdl.load(game).players]
             for seat in range(args.matches):
-                play(game, roles, seat, (gdl_url, opponent.ready()), args, tally)
+                urls = [opponent.ready() for opponent in opponents[: len(roles) - 1]]
+                play(game, roles, seat, gdl_url, urls, args, tally)
             mean = 100 * sum(tally.shares) / len(tally.shares)
             load = f"{sum(tally.loads) / len(tally.loads):.1f} / {max(tally.loads):.1f}"
             rows.append(
@@ -190,15 +207,18 @@ def main() -> None:
                 f"{tally.gdl_errors} | {tally.opponent_errors} | {load} |"
             )
     finally:
-        opponent.close()
+        for opponent in opponents:
+            opponent.close()
         server.terminate()
         server.wait(30)
-    print(f"gdl --player {args.player} against {args.opponent or shlex.quote(args.opponent_command)}, "
+    against = " ".join(args.opponent) or shlex.quote(args.opponent_command)
+    print(f"gdl --player {args.player} against {against}, "
           f"clocks {args.start_clock} s / {args.play_clock} s, {os.cpu_count()} cores")
     print("| game | matches | gdl score share | 95 % CI | errors gdl | errors opponent | load mean / max |")
     print("|---|---|---|---|---|---|---|")
     print("\n".join(rows))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

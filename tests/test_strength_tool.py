@@ -1,0 +1,89 @@
+"""The strength benchmark (tests/tools/strength.py): matches through ``gdl host`` against opponents
+served over HTTP, the seats rotating, one opponent server per role it plays, records kept."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
+
+import strength
+
+ROOT = Path(__file__).resolve().parent.parent
+OPPONENT = shlex.join([*strength.GDL, "serve", "--host", "127.0.0.1", "--port", "{port}",
+                       "--player", "random"])
+#: Both servers on one core this process may use (the tool pins them with taskset).
+CORE = str(min(os.sched_getaffinity(0)))
+PINNED = ["--gdl-core", CORE, "--opponent-core", CORE]
+
+THREE_ROLES = """
+(role red) (role green) (role blue)
+(init (step 0))
+(number 1) (number 2)
+(<= (legal ?r (pick ?n)) (role ?r) (number ?n))
+(<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+(<= (next (picked ?r ?n)) (does ?r (pick ?n)))
+(succ 0 1) (succ 1 2)
+(<= terminal (true (step 2)))
+(<= (goal ?r 100) (role ?r) (true (picked ?r 2)))
+(<= (goal ?r 0) (role ?r) (true (picked ?r 1)))
+"""
+
+
+def rows(output: str, game: str) -> list[list[str]]:
+    return [[cell.strip() for cell in line.split("|")[1:-1]]
+            for line in output.splitlines() if line.startswith(f"| {game} |")]
+
+
+def test_the_seats_rotate_and_the_records_are_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = tmp_path / "records"
+    status = strength.main([str(ROOT / "games" / "tictactoe.kif"), "--matches", "2", "--start-clock", "3",
+                            "--play-clock", "1", "--player", "random", "--opponent-command", OPPONENT,
+                            "--records", str(records), *PINNED])
+    assert status == 0
+    [row] = rows(capsys.readouterr().out, "tictactoe")
+    assert row[1] == "2" and row[4:6] == ["0", "0"]  # two matches, no error on either side
+    played = [json.loads((records / f"tictactoe-{match}.json").read_text()) for match in (1, 2)]
+    gdl_urls = {record["playerNamesFromHost"][match] for match, record in enumerate(played)}
+    opponent_urls = {record["playerNamesFromHost"][1 - match] for match, record in enumerate(played)}
+    assert len(gdl_urls) == 1 and len(opponent_urls) == 1 and gdl_urls != opponent_urls
+    assert all(record["goalValues"] and len(record["moves"]) >= 5 for record in played)
+
+
+def test_a_game_of_three_roles_has_an_opponent_server_for_each_other_role(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "pick.kif"
+    game.write_text(THREE_ROLES)
+    records = tmp_path / "records"
+    status = strength.main([str(game), "--matches", "3", "--start-clock", "3", "--play-clock", "1",
+                            "--player", "random", "--opponent-command", OPPONENT, "--records", str(records),
+                            *PINNED])
+    assert status == 0
+    [row] = rows(capsys.readouterr().out, "pick")
+    assert row[1] == "3" and row[4:6] == ["0", "0"]
+    played = [json.loads((records / f"pick-{match}.json").read_text()) for match in (1, 2, 3)]
+    for match, record in enumerate(played):
+        names = record["playerNamesFromHost"]
+        assert len(set(names)) == 3  # gdl and two opponent servers
+        assert names[match] == played[0]["playerNamesFromHost"][0]  # gdl's seat moves on each match
+        assert len(record["moves"]) == 2
+
+
+def test_a_game_of_more_roles_than_opponent_urls_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "pick.kif"
+    game.write_text(THREE_ROLES)
+    with pytest.raises(SystemExit) as ended:
+        strength.main([str(game), "--opponent", "http://127.0.0.1:9/"])
+    assert ended.value.code == 2
+    assert "a game of 3 roles needs 2 opponent URLs; 1 given" in capsys.readouterr().err
