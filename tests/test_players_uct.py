@@ -331,3 +331,105 @@ def test_uct_falls_back_to_mcts_when_the_network_is_too_large_for_the_kernel(
     assert isinstance(player._fallback, MctsPlayer)
     state = board(tictactoe, ["xx.", "oo.", "..."], "xplayer")
     assert str(player.play(state, time.monotonic() + 0.5)) == "(mark 1 3)"
+
+
+# -- keeping the subtree of the state reached -----------------------------------------------------------
+
+ROUNDS = """
+(role p) (role q)
+(init (round 0))
+(<= (legal ?r a) (role ?r))
+(<= (legal ?r b) (role ?r))
+(<= (next (round ?m)) (true (round ?n)) (succ ?n ?m))
+(<= (next (hit ?n)) (does p ?m) (does q ?m) (true (round ?n)))
+(<= (next (hit ?n)) (true (hit ?n)))
+(succ 0 1) (succ 1 2) (succ 2 3)
+(<= terminal (true (round 3)))
+(<= (goal p 100) (true (hit 2)))
+(<= (goal p 0) (not (true (hit 2))))
+(<= (goal q 0) (true (hit 2)))
+(<= (goal q 100) (not (true (hit 2))))
+"""
+
+
+def subtree(tree: Tree, root: int) -> dict[int, tuple[object, ...]]:
+    """Each node below ``root`` (linked by edges), by its state: its visits, flags, proven values and
+    each role's edges (move, visits, mean, and the child's state)."""
+    found: dict[int, tuple[object, ...]] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if tree.state(node) in found:
+            continue
+        edges = [tree.edges(node, role) for role in range(tree.roles)] if tree.expanded(node) else []
+        found[tree.state(node)] = (
+            int(tree.visits[node]), int(tree.flags[node]), tuple(tree.values[node]),
+            [[(e.output, e.visits, e.mean, tree.state(e.child) if e.child >= 0 else None) for e in run]
+             for run in edges],
+        )
+        stack += [e.child for run in edges for e in run if e.child >= 0]
+    return found
+
+
+def test_keeping_a_subtree_keeps_its_statistics_and_proofs_and_forgets_the_rest(tictactoe: Game) -> None:
+    tree, reasoner = tree_of(tictactoe)
+    start = tictactoe.initial_state()
+    tree.search(root_of(tree, reasoner, start), 3_000)
+    reached = start.next({"xplayer": "(mark 2 2)", "oplayer": "noop"}).next(
+        {"xplayer": "noop", "oplayer": "(mark 1 1)"}
+    )
+    used = int(tree.meta[0])
+    node = root_of(tree, reasoner, reached)
+    assert int(tree.meta[0]) == used, "the search had found the state"
+    before = subtree(tree, node)
+    assert 1 < len(before) < used
+    kept = tree.keep(node)
+    assert subtree(tree, kept) == before
+    assert int(tree.meta[0]) == len(before)
+    assert int(tree.meta[1]) == sum(len(run) for _, _, _, runs in before.values() for run in runs)
+    for state in before:  # each kept node is found by its state: the table was filled again
+        assert tree.root(state) < len(before) and int(tree.meta[0]) == len(before)
+    assert root_of(tree, reasoner, start) == len(before), "the initial state was forgotten, and is added"
+    fresh, _ = tree_of(tictactoe)
+    fresh_root = root_of(fresh, reasoner, reached)
+    fresh.search(fresh_root, 50_000)
+    kept = root_of(tree, reasoner, reached)
+    tree.search(kept, 50_000)
+    assert tree.solved(kept) and fresh.solved(fresh_root)
+    assert [tree.value(kept, r) for r in (0, 1)] == [fresh.value(fresh_root, r) for r in (0, 1)]
+
+
+def test_keeping_a_node_where_both_roles_choose_keeps_the_node_and_its_edges() -> None:
+    warm_up()
+    game = gdl.parse(ROUNDS)
+    tree, reasoner = tree_of(game)
+    root = root_of(tree, reasoner, game.initial_state())
+    tree.search(root, 500)
+    edges = [tree.edges(root, role) for role in (0, 1)]
+    assert int(tree.meta[0]) > 1
+    kept = tree.keep(root)
+    assert (kept, int(tree.meta[0]), int(tree.meta[1])) == (0, 1, 4)  # its children are found by state
+    assert [tree.edges(kept, role) for role in (0, 1)] == edges
+    tree.search(kept, 500)
+    assert int(tree.visits[kept]) > sum(e.visits for e in edges[0]) and int(tree.meta[0]) > 1
+
+
+@pytest.mark.parametrize("keep", [1, 0])
+def test_uct_keeps_the_subtree_of_the_state_reached_when_its_tree_is_past_its_share(
+    tictactoe: Game, monkeypatch: pytest.MonkeyPatch, keep: int
+) -> None:
+    player = started(f"uct:iterations=3000,seed=2,ponder=0,keep={keep}", tictactoe, "xplayer", clock=30)
+    state = tictactoe.initial_state()
+    move = player.play(state, time.monotonic() + NEVER)
+    tree = player._tree
+    assert tree is not None
+    after = state.next({"xplayer": move, "oplayer": "noop"})
+    reached = after.next({"xplayer": "noop", "oplayer": after.legal_moves("oplayer")[0]})
+    monkeypatch.setattr(uct_module, "KEEP_AT", 0.9 * tree.used)  # the tree is now past its share
+    player.play(reached, time.monotonic() + NEVER)
+    node = root_of(tree, player._compiled, reached)  # type: ignore[arg-type]
+    iterations = player.info()["iterations"]
+    if keep:
+        assert tree.visits[node] > iterations, "the first search's visits below the state were kept"
+    else:
+        assert tree.visits[node] <= iterations + 1, "the tree was cleared"

@@ -8,8 +8,8 @@ role sees the others' choices; at a turn-taking one only the role to move has a 
 state outside the tree, plays a uniformly random playout from it and backs the goals up. MCTS-Solver
 proves nodes where one role chooses (a child proven a win for it, or every child proven: the best), and
 a proven child is chosen at its value without exploration. The tree is kept from move to move (the
-state reached is looked up in the table) until it fills up, and the start clock searches the initial
-state. A proven win is played at once.
+state reached is looked up in the table); past half its room, only the subtree of the state reached is
+kept. The start clock searches the initial state. A proven win is played at once.
 
 Time: each search runs in batches of iterations, sized to a few hundredths of a second, until the
 deadline less ``margin`` and the longest batch so far. The kernels are compiled once per installation
@@ -59,6 +59,9 @@ MAST_FADE = 0.5
 BATCH_SECONDS = 0.02
 #: The most seconds, and the share of the start clock, the material heuristic's playouts take.
 HEURISTIC_SECONDS, HEURISTIC_SHARE = 3.0, 0.2
+#: The share of its room a tree may fill before a move's search: past it, only the subtree of the state
+#: reached is kept (or nothing, when that is still past it).
+KEEP_AT = 0.5
 #: The least time the puzzle solver keeps free before each deadline (its own default).
 PUZZLE_MARGIN = 0.5
 
@@ -80,7 +83,8 @@ class UctPlayer(Player):
     default and 25 % of 16 breakthrough ones, so both are off by default); ``cutoff`` (int) after how
     many moves a playout stops and is scored by a material heuristic fitted in the start clock
     (:mod:`gdl.players.uct.heuristic`; 0: never, and never where piece counts do not foretell the
-    goals).
+    goals); ``keep`` (int, 0 or 1) whether a tree past half its room keeps the subtree of the state
+    reached (1) or starts afresh (0).
     """
 
     name = "uct"
@@ -98,6 +102,7 @@ class UctPlayer(Player):
         tries: int = 4,
         anti: int = 0,
         cutoff: int = 0,
+        keep: int = 1,
     ) -> None:
         at_least("uct", "c", c, 0)
         at_least("uct", "tries", tries, 1)
@@ -107,6 +112,7 @@ class UctPlayer(Player):
         self.anti = anti
         at_least("uct", "cutoff", cutoff, 0)
         self.cutoff = cutoff
+        self.keep = int(bool(keep))
         at_least("uct", "greed", greed, 0)
         if greed > 1:
             raise ValueError(f"uct greed must be at most 1, got {greed:g}")
@@ -281,14 +287,16 @@ class UctPlayer(Player):
         iterations run."""
         tree = self._tree
         assert tree is not None and self._compiled is not None
-        if tree.used > 0.5:  # a fresh tree rather than one that fills up during the search
-            tree.clear()
         tree.fade(MAST_FADE)
         bits = self._compiled.from_fluents(state.fluents())
         if self._compiled.kernels.of(bits) is not self._kernel:
             return -1, 0  # a state no match reaches, outside what the network was folded for
         root = tree.root(bits)
-        if root < 0:
+        # Room for the search: the subtree of the state reached, else a fresh tree, rather than a tree
+        # that fills up during the search.
+        if root >= 0 and tree.used > KEEP_AT and self.keep:
+            root = tree.keep(root)
+        if root < 0 or tree.used > KEEP_AT:
             tree.clear()
             root = tree.root(bits)
         return root, self._search(tree, root, stop_at) if root >= 0 else 0
@@ -386,6 +394,8 @@ def warm_up() -> float:
     assert checked is not None
     compiled = CompiledReasoner(checked)
     tree = Tree(compiled.kernel, goal_values(compiled), 64, 256, 1, watch=watch(compiled.kernel))
-    tree.search(tree.root(compiled.initial()), 4, greed=0.5, decisive=1, anti=1, cutoff=2)
+    root = tree.root(compiled.initial())
+    tree.search(root, 4, greed=0.5, decisive=1, anti=1, cutoff=2)
+    tree.keep(root)
     tree.sample(np.full(2, 1, dtype=np.int64), decisive=1)
     return time.perf_counter() - started

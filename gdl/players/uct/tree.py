@@ -151,6 +151,18 @@ class Tree:
         self.table.fill(-1)
         self.meta[NODES_USED] = self.meta[EDGES_USED] = self.meta[FULL] = 0
 
+    def keep(self, root: int) -> int:
+        """Forget every node but ``root`` and those its edges lead to, at any depth (below a node where
+        several roles choose at once, only the node itself is kept: its children are found by state); the
+        root's new number. What is kept keeps its statistics and proofs."""
+        nodes, edges = int(self.meta[NODES_USED]), int(self.meta[EDGES_USED])
+        return int(
+            _kernels().keep_subtree(
+                self.arrays, root, self.scratch[0], np.empty(nodes, dtype=np.int32),
+                np.empty(nodes, dtype=np.int32), np.empty(max(1, edges), dtype=np.int32),
+            )
+        )
+
     def root(self, state: int) -> int:
         """The node of ``state`` (a bitset of base propositions), found or added, with the network brought
         to it; -1 when the tree is full."""
