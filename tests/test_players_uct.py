@@ -165,14 +165,18 @@ def test_uct_plays_a_proven_win_at_once(tictactoe: Game) -> None:
     assert player.info()["proven"] is True
 
 
-def test_uct_reuses_its_tree_for_the_state_reached(tictactoe: Game) -> None:
-    player = started("uct:iterations=2000,seed=2", tictactoe, "xplayer", clock=30)
+def first_move_and_reply(spec: str, tictactoe: Game) -> tuple[UctPlayer, Tree, State]:
+    """``spec``'s player as xplayer after its first move; its tree, and the state after oplayer's reply."""
+    player = started(spec, tictactoe, "xplayer", clock=30)
     state = tictactoe.initial_state()
     move = player.play(state, time.monotonic() + NEVER)
-    tree = player._tree
-    assert tree is not None
+    assert player._tree is not None
     after = state.next({"xplayer": move, "oplayer": "noop"})
-    reached = after.next({"xplayer": "noop", "oplayer": after.legal_moves("oplayer")[0]})
+    return player, player._tree, after.next({"xplayer": "noop", "oplayer": after.legal_moves("oplayer")[0]})
+
+
+def test_uct_reuses_its_tree_for_the_state_reached(tictactoe: Game) -> None:
+    player, tree, reached = first_move_and_reply("uct:iterations=2000,seed=2", tictactoe)
     used = int(tree.meta[0])
     node = root_of(tree, player._compiled, reached)  # type: ignore[arg-type]
     assert node < used and tree.visits[node] > 0  # found, with the statistics of the earlier search
@@ -418,13 +422,8 @@ def test_keeping_a_node_where_both_roles_choose_keeps_the_node_and_its_edges() -
 def test_uct_keeps_the_subtree_of_the_state_reached_when_its_tree_is_past_its_share(
     tictactoe: Game, monkeypatch: pytest.MonkeyPatch, keep: int
 ) -> None:
-    player = started(f"uct:iterations=3000,seed=2,ponder=0,keep={keep}", tictactoe, "xplayer", clock=30)
-    state = tictactoe.initial_state()
-    move = player.play(state, time.monotonic() + NEVER)
-    tree = player._tree
-    assert tree is not None
-    after = state.next({"xplayer": move, "oplayer": "noop"})
-    reached = after.next({"xplayer": "noop", "oplayer": after.legal_moves("oplayer")[0]})
+    spec = f"uct:iterations=3000,seed=2,ponder=0,keep={keep}"
+    player, tree, reached = first_move_and_reply(spec, tictactoe)
     monkeypatch.setattr(uct_module, "KEEP_AT", 0.9 * tree.used)  # the tree is now past its share
     player.play(reached, time.monotonic() + NEVER)
     node = root_of(tree, player._compiled, reached)  # type: ignore[arg-type]
