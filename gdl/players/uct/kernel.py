@@ -406,7 +406,10 @@ def keep_subtree(tree: Any, root: int, words: Any, kept: Any, queue: Any, edge_a
     moves, edge_visits, edge_sums, children, meta = tree[8:]
     nodes = meta[NODES_USED]
     roles = first.shape[1]
+    edges = meta[EDGES_USED]
+    # The nodes kept and their edges, marked 0 (else -1); then each numbered in its order.
     kept[:nodes] = -1
+    edge_at[:edges] = -1
     kept[root] = 0
     queue[0] = root
     head, tail = 0, 1
@@ -417,20 +420,12 @@ def keep_subtree(tree: Any, root: int, words: Any, kept: Any, queue: Any, edge_a
             continue
         for role in range(roles):
             for e in range(first[node, role], first[node, role] + counts[node, role]):
+                edge_at[e] = 0
                 child = children[e]
                 if child >= 0 and kept[child] < 0:
                     kept[child] = 0
                     queue[tail] = child
                     tail += 1
-    # The edges of the expanded nodes kept, marked, then numbered in their order.
-    edges = meta[EDGES_USED]
-    edge_at[:edges] = -1
-    for i in range(tail):
-        node = queue[i]
-        if flags[node] & EXPANDED:
-            for role in range(roles):
-                for e in range(first[node, role], first[node, role] + counts[node, role]):
-                    edge_at[e] = 0
     placed = 0
     for e in range(edges):
         if edge_at[e] == 0:
