@@ -75,6 +75,7 @@ def test_options_are_converted_to_their_types() -> None:
         ("mcts:iterations", "option 'iterations' of mcts player is not of the form option=value"),
         ("mcts:iterations=0", "bad mcts player: mcts iterations must be at least 1, got 0"),
         ("minimax:depth=-2", "bad minimax player: minimax depth must be at least 1, got -2"),
+        ("uct:rave=-1", "bad uct player: uct rave must be at least 0, got -1"),
     ],
 )
 def test_bad_descriptions_get_clear_errors(spec: str, message: str) -> None:

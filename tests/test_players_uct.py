@@ -35,10 +35,12 @@ def tictactoe() -> Game:
     return gdl.load(GAMES / "tictactoe.kif")
 
 
-def tree_of(game: Game, nodes: int = 20_000, edges: int = 200_000) -> tuple[Tree, CompiledReasoner]:
+def tree_of(
+    game: Game, nodes: int = 20_000, edges: int = 200_000, averages: bool = False
+) -> tuple[Tree, CompiledReasoner]:
     reasoner = game.reasoner
     assert isinstance(reasoner, CompiledReasoner)
-    return Tree(reasoner.kernel, goal_values(reasoner), nodes, edges, 7), reasoner
+    return Tree(reasoner.kernel, goal_values(reasoner), nodes, edges, 7, averages=averages), reasoner
 
 
 def root_of(tree: Tree, reasoner: CompiledReasoner, state: State) -> int:
@@ -80,8 +82,10 @@ def test_solver_proves_a_lost_position_for_the_side_to_move(tictactoe: Game) -> 
     assert all(e.proven == 0.0 for e in tree.edges(root, 1))
 
 
-def test_solver_proofs_agree_with_minimax(tictactoe: Game) -> None:
-    """Positions four to six marks in: those the search proves have minimax's exact value."""
+@pytest.mark.parametrize("rave", [0, 20])
+def test_solver_proofs_agree_with_minimax(tictactoe: Game, rave: int) -> None:
+    """Positions four to six marks in: those the search proves (with GRAVE's selection too) have
+    minimax's exact value."""
     rng = random.Random(11)
     proven = 0
     for _ in range(12):
@@ -93,9 +97,9 @@ def test_solver_proofs_agree_with_minimax(tictactoe: Game) -> None:
         if state.is_terminal():
             continue
         mover = next(r for r in tictactoe.roles if len(state.legal_moves(r)) > 1)
-        tree, reasoner = tree_of(tictactoe)
+        tree, reasoner = tree_of(tictactoe, averages=rave > 0)
         root = root_of(tree, reasoner, state)
-        tree.search(root, 200_000)
+        tree.search(root, 200_000, rave=rave)
         if not tree.solved(root):
             continue
         minimax = make_player("minimax")
@@ -151,6 +155,75 @@ def test_choose_prefers_a_proven_value_to_weaker_means() -> None:
     edges = [Edge(0, 900, 0.7, None), Edge(1, 50, 0.5, 0.5), Edge(2, 40, 0.0, 0.0)]
     assert choose(edges, None).output == 0
     assert choose([Edge(0, 10, 0.2, 0.0), Edge(1, 5, 0.9, 1.0)], 1.0).output == 1
+
+
+# A puzzle where each of six moves is played once, in an order the player chooses: goal 100 when the
+# first was a. Every iteration plays every move, so each move's average at a node counts every iteration
+# through it; until the search proves a node, whose moves below it are then not played.
+ORDER = """
+(role p)
+(init (round 0))
+(move a) (move b) (move c) (move d) (move e) (move f)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+(<= (legal p ?m) (move ?m) (not (true (used ?m))))
+(<= (next (used ?m)) (does p ?m))
+(<= (next (used ?m)) (true (used ?m)))
+(<= (next (first ?m)) (does p ?m) (true (round 0)))
+(<= (next (first ?m)) (true (first ?m)))
+(<= (next (round ?y)) (true (round ?x)) (succ ?x ?y))
+(<= terminal (true (round 6)))
+(<= (goal p 100) (true (first a)))
+(<= (goal p 0) (not (true (first a))))
+"""
+
+
+def test_move_averages_count_every_iteration_that_played_the_move_there_or_later() -> None:
+    warm_up()
+    game = gdl.parse(ORDER)
+    tree, reasoner = tree_of(game, averages=True)
+    root = root_of(tree, reasoner, game.initial_state())
+    compared = iterations = 0
+    while not any(tree.solved(n) and not tree.terminal(n) for n in range(int(tree.meta[0]))):
+        tree.search(root, 1, rave=3)
+        iterations += 1
+        for node in range(int(tree.meta[0])):
+            if not tree.expanded(node) or len(tree.edges(node, 0)) < 2:
+                continue
+            edges, averages = tree.edges(node, 0), tree.averages(node, 0)
+            through = sum(e.visits for e in edges)
+            rewards = sum(e.visits * e.mean for e in edges)
+            assert [n for n, _ in averages] == [through] * len(edges)
+            assert [mean for _, mean in averages] == pytest.approx([rewards / through] * len(edges))
+            compared += 1
+    assert iterations >= 20 and compared >= iterations
+    firsts = {str(player_move(game, e.output)): e for e in tree.edges(root, 0)}
+    assert firsts["a"].mean == 1.0 and all(e.mean == 0.0 for m, e in firsts.items() if m != "a")
+
+
+def player_move(game: Game, output: int) -> object:
+    """The move of the kernel's legal ``output`` in a game of one role."""
+    reasoner = game.reasoner
+    assert isinstance(reasoner, CompiledReasoner)
+    return [move for move, _ in reasoner.net.legal[0]][output]
+
+
+def test_a_kept_subtree_keeps_its_move_averages_and_grave_plays_the_win(tictactoe: Game) -> None:
+    tree, reasoner = tree_of(tictactoe, averages=True)
+    start = tictactoe.initial_state()
+    tree.search(root_of(tree, reasoner, start), 3_000, rave=20)
+    reached = start.next({"xplayer": "(mark 2 2)", "oplayer": "noop"}).next(
+        {"xplayer": "noop", "oplayer": "(mark 1 1)"}
+    )
+    node = root_of(tree, reasoner, reached)
+    before = subtree(tree, node)
+    assert 1 < len(before) < int(tree.meta[0])
+    assert any(n > 0 for *_, averages in before.values() for run in averages for n, _ in run)
+    assert subtree(tree, tree.keep(node)) == before
+    with pytest.raises(ValueError, match="without move averages"):
+        tree_of(tictactoe)[0].search(0, 1, rave=20)
+    player = started("uct:rave=20,seed=3", tictactoe, "xplayer", clock=1)
+    won = player.play(board(tictactoe, ["xx.", "oo.", "..."], "xplayer"), time.monotonic() + NEVER)
+    assert str(won) == "(mark 1 3)"
 
 
 # -- the player -----------------------------------------------------------------------------------------
@@ -370,6 +443,7 @@ def subtree(tree: Tree, root: int) -> dict[int, tuple[object, ...]]:
             int(tree.visits[node]), int(tree.flags[node]), tuple(tree.values[node]),
             [[(e.output, e.visits, e.mean, tree.state(e.child) if e.child >= 0 else None) for e in run]
              for run in edges],
+            [tree.averages(node, role) for role in range(tree.roles)] if edges and len(tree.amaf[0]) else [],
         )
         stack += [e.child for run in edges for e in run if e.child >= 0]
     return found
@@ -390,7 +464,7 @@ def test_keeping_a_subtree_keeps_its_statistics_and_proofs_and_forgets_the_rest(
     kept = tree.keep(node)
     assert subtree(tree, kept) == before
     assert int(tree.meta[0]) == len(before)
-    assert int(tree.meta[1]) == sum(len(run) for _, _, _, runs in before.values() for run in runs)
+    assert int(tree.meta[1]) == sum(len(run) for _, _, _, runs, _ in before.values() for run in runs)
     for state in before:  # each kept node is found by its state: the table was filled again
         assert tree.root(state) < len(before) and int(tree.meta[0]) == len(before)
     assert root_of(tree, reasoner, start) == len(before), "the initial state was forgotten, and is added"

@@ -13,6 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
 
+import selfplay
 import strength
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,3 +88,16 @@ def test_a_game_of_more_roles_than_opponent_urls_is_refused(
         strength.main([str(game), "--opponent", "http://127.0.0.1:9/"])
     assert ended.value.code == 2
     assert "a game of 3 roles needs 2 opponent URLs; 1 given" in capsys.readouterr().err
+
+
+def test_selfplay_seats_the_player_in_each_role_and_reports_its_share(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = str(ROOT / "games" / "tictactoe.kif")
+    assert selfplay.main([game, "--player", "minimax", "--opponent", "random", "--matches", "2"]) == 0
+    assert selfplay.main([game, "--player", "random", "--opponent", "minimax", "--matches", "2"]) == 0
+    output = capsys.readouterr().out
+    strong, weak = rows(output, "tictactoe")
+    # minimax never loses tictactoe, in either seat: a share of at least a half in every match
+    assert strong[1] == weak[1] == "2"
+    assert int(strong[2].rstrip(" %")) >= 50 >= int(weak[2].rstrip(" %"))

@@ -9,6 +9,7 @@ import numpy as np
 import gdl
 from gdl.engines.compiled import CompiledReasoner
 from gdl.game import Game
+from gdl.ground.grounding import term_of
 from gdl.players.uct import UctPlayer, warm_up
 from gdl.players.uct.heuristic import Heuristic, fit, piece_features
 from gdl.players.uct.player import goal_values
@@ -113,3 +114,53 @@ def test_uct_with_cutoffs_plays_legal_moves_in_time() -> None:
         assert move in state.legal_moves("a")
         state = state.next({"a": move, "b": state.legal_moves("b")[0]})
     player.stop(state)
+
+
+#: PAINT with turns: b only waits, so a alone chooses and its moves lead to children of their own.
+TURNS = PAINT.replace("(<= (legal b (bet ?s)) (side ?s))", "(legal b noop)").replace(
+    "(<= (next (last ?s)) (does b (bet ?s)))", ""
+)
+
+
+def test_a_moves_first_visit_adds_the_prior_of_the_state_it_leads_to() -> None:
+    warm_up()
+    game = gdl.parse(TURNS.replace("{goals}", BY_SCORE) + SUCC)
+    reasoner = game.reasoner
+    assert isinstance(reasoner, CompiledReasoner)
+    tree = Tree(reasoner.kernel, goal_values(reasoner), 1000, 10_000, 5)
+    root = tree.root(reasoner.initial())
+    features = piece_features(reasoner.net)
+    colours = [str(reasoner.net.fluents[bases[0]][-1]) for bases in features]
+    # By hand: a red cell is worth 0.1 to a and costs b as much, a blue one the reverse.
+    weights = np.array([[0.1 if c == "red" else -0.1 for c in colours],
+                        [-0.1 if c == "red" else 0.1 for c in colours]])
+    starts = np.cumsum([0, *(len(bases) for bases in features)]).astype(np.int32)
+    bases = np.array([b for group in features for b in group], dtype=np.int32)
+    tree.heuristic = Heuristic(starts, bases, weights, np.full(2, 0.5), 1.0, np.full(2, 0.1), np.zeros(2))
+    tree.search(root, 2, prior=1000)
+    assert list(tree.heuristic.anchors) == [0.5, 0.5]  # no cell is painted at the root
+    # Role a's legal outputs come first: an edge's output is its index in a's legal moves.
+    edges = {str(term_of(reasoner.net.legal[0][edge.output][0])): edge for edge in tree.edges(root, 0)}
+    red, blue = edges["(paint red)"], edges["(paint blue)"]
+    assert red.visits == blue.visits == 1001
+    # logistic(+-1) is 0.73 or 0.27, stretched around a's mean so far: red above a half, blue below.
+    assert red.mean > 0.55 and blue.mean < 0.45
+    without = Tree(reasoner.kernel, goal_values(reasoner), 1000, 10_000, 5)
+    without.heuristic = tree.heuristic
+    plain = without.root(reasoner.initial())
+    without.search(plain, 2)
+    assert [edge.visits for edge in without.edges(plain, 0)] == [1, 1]
+
+
+def test_uct_with_priors_keeps_a_weaker_heuristic_and_plays_legal_moves() -> None:
+    game = gdl.parse(TURNS.replace("{goals}", BY_SCORE) + SUCC)
+    player = UctPlayer(prior=6, seed=2)
+    player.start(game, "a", 2.0, 1.0)
+    assert player.info().get("heuristic", 0) >= 0.1
+    state = game.initial_state()
+    while not state.is_terminal():
+        move = player.play(state, time.monotonic() + 1.0)
+        assert move in state.legal_moves("a")
+        state = state.next({"a": move, "b": "noop"})
+    player.stop(state)
+    assert state.goals()["a"] == 100, "painting red at every step wins"

@@ -6,9 +6,12 @@ arguments whose last argument takes a few constant values (``(cellholds 3 4 whit
 initial state then give, for a state somewhere in each, the features' counts and, at its end, each
 role's goal;
 a least-squares line per role predicts the goal from the counts. It is kept when, on the half of the
-playouts it was not fitted on, its predictions correlate with the goals (for every role) at least
-:data:`LEAST_CORRELATION`; otherwise the game gets no heuristic. A playout can then stop after a number
-of moves and score each role by the prediction (:func:`gdl.players.uct.playout_kernel.playout`).
+playouts it was not fitted on, its predictions correlate with the goals (for every role) at least as
+much as its use asks; otherwise the game gets no heuristic. A playout can then stop after a number of
+moves and score each role by the prediction (:func:`gdl.players.uct.playout_kernel.playout`), which asks
+:data:`LEAST_CORRELATION`; a move's first visit can add visits at the value the prediction gives the
+state it leads to relative to the root (:func:`gdl.players.uct.kernel.add_prior`), which asks only
+:data:`LEAST_PRIOR_CORRELATION`: a prior is outweighed by the visits that follow.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from gdl.players.uct.tree import Heuristic, Tree, no_heuristic
 #: The fewest and most values of a relation's last argument that make it a piece relation, and the most
 #: features kept.
 FEWEST_VALUES, MOST_VALUES, MOST_FEATURES = 2, 8, 16
-#: The least correlation, on playouts not fitted on, between predicted and actual goals.
-LEAST_CORRELATION = 0.3
+#: The least correlation, on playouts not fitted on, between predicted and actual goals: for playouts cut
+#: off, and for node priors (breakthrough's piece counts correlate at about 0.2, connectfour's at 0.08).
+LEAST_CORRELATION, LEAST_PRIOR_CORRELATION = 0.3, 0.1
 #: The fewest playouts worth a fit, and the most it takes.
 FEWEST_PLAYOUTS, MOST_PLAYOUTS = 100, 20_000
 
@@ -46,10 +50,18 @@ def piece_features(net: PropNet) -> list[list[int]]:
     return features[:MOST_FEATURES]
 
 
-def fit(features: list[list[int]], tree: Tree, seconds: float, seed: int = 0, **options: float) -> Heuristic:
+def fit(
+    features: list[list[int]],
+    tree: Tree,
+    seconds: float,
+    seed: int = 0,
+    least: float = LEAST_CORRELATION,
+    **options: float,
+) -> Heuristic:
     """The material heuristic of ``features`` (see :func:`piece_features`), or :func:`no_heuristic` when
-    their counts do not foretell the goals (see the module doc): playouts of ``tree`` from its root (with
-    ``options`` as :meth:`Tree.search` takes them) for about ``seconds``."""
+    their counts do not foretell the goals with a correlation of at least ``least`` (see the module
+    doc): playouts of ``tree`` from its root (with ``options`` as :meth:`Tree.search` takes them) for
+    about ``seconds``."""
     roles = tree.roles
     if not features:
         return no_heuristic(roles)
@@ -79,12 +91,15 @@ def fit(features: list[list[int]], tree: Tree, seconds: float, seed: int = 0, **
         if np.std(y[half:, r]) == 0 or np.std(predicted[:, r]) == 0:
             return no_heuristic(roles)
         correlations.append(float(np.corrcoef(predicted[:, r], y[half:, r])[0, 1]))
-    if min(correlations) < LEAST_CORRELATION:
+    if min(correlations) < least:
         return no_heuristic(roles)
     solution, *_ = np.linalg.lstsq(x, y, rcond=None)
     starts = np.cumsum([0, *(len(bases) for bases in features)]).astype(np.int32)
     bases = np.array([b for group in features for b in group], dtype=np.int32)
+    spreads = np.std(x @ solution, axis=0)
+    if np.any(spreads == 0):
+        return no_heuristic(roles)
     return Heuristic(
         starts, bases, np.ascontiguousarray(solution[:-1].T), np.ascontiguousarray(solution[-1]),
-        min(correlations),
+        min(correlations), np.ascontiguousarray(spreads), np.zeros(roles),
     )

@@ -33,11 +33,14 @@ from gdl.engines.native_layout import (
     SIZES,
 )
 from gdl.players.uct.layout import (
+    BIAS,
     CHANCE,
     EDGES_USED,
     EXPANDED,
     FULL,
     NODES_USED,
+    PRIOR,
+    RAVE,
     SIMULTANEOUS,
     SOLVED,
     TERMINAL_NODE,
@@ -49,6 +52,7 @@ from gdl.players.uct.playout_kernel import (
     legal_move,
     mast_update,
     playout,
+    predict,
     read_rewards,
     step,
 )
@@ -136,9 +140,10 @@ def add_node(data: Any, tree: Any, goal_values: Any, key: np.uint64, words: Any,
 
 
 @_inline
-def expand(data: Any, tree: Any, node: int) -> bool:
-    """Lay out the edges of ``node`` (whose state the network is in): each role's legal moves, sorted;
-    False when there is no room for them."""
+def expand(data: Any, tree: Any, amaf: Any, node: int) -> bool:
+    """Lay out the edges of ``node`` (whose state the network is in): each role's legal moves, sorted,
+    with no statistics (nor move averages, where ``amaf`` keeps them); False when there is no room for
+    them."""
     _, _, flags, _, _, mover, first, counts, moves, edge_visits, edge_sums, children, meta = tree
     counters = live_network(data)
     sizes = section(data, SIZES)
@@ -174,6 +179,9 @@ def expand(data: Any, tree: Any, node: int) -> bool:
             edge_visits[e] = 0
             edge_sums[e] = 0.0
             children[e] = -1
+        if amaf[0].shape[0] > 0:
+            amaf[0][at : at + count] = 0
+            amaf[1][at : at + count] = 0.0
         if count > 1:
             choosing += 1
             mover[node] = role
@@ -185,39 +193,78 @@ def expand(data: Any, tree: Any, node: int) -> bool:
 
 
 @_inline
-def select(tree: Any, node: int, role: int, chance: int, exploration: float, meta: Any) -> int:
-    """The edge ``role`` takes at ``node``: untried moves first (at random), then the highest UCB1 score
-    on the role's own statistics (decoupled), a proven child at its value and no more; nature at
-    random."""
-    _, _, flags, visits, values, _, first, counts, _, edge_visits, edge_sums, children, _ = tree
+def amaf_edge(tree: Any, ref: int, role: int, move: int) -> int:
+    """The edge of ``role`` for the legal output ``move`` at node ``ref`` (its edges are sorted), or -1."""
+    moves = tree[8]
+    low = tree[6][ref, role]
+    high = low + tree[7][ref, role]
+    while low < high:
+        middle = (low + high) >> 1
+        if moves[middle] < move:
+            low = middle + 1
+        else:
+            high = middle
+    if low < tree[6][ref, role] + tree[7][ref, role] and moves[low] == move:
+        return int(low)
+    return -1
+
+
+@_inline
+def select(
+    tree: Any, amaf: Any, node: int, role: int, chance: int, exploration: float, meta: Any, ref: int,
+    bias: float,
+) -> int:
+    """The edge ``role`` takes at ``node``: a proven child at its value and no more, nature at random.
+    Without move averages (``ref`` < 0), untried moves first (at random), then the highest UCB1 score
+    on the role's own statistics (decoupled). With them (GRAVE), each move's mean is blended with its
+    move average at node ``ref`` (all-moves-as-first: the rewards of the iterations that played it
+    there or later), whose weight falls as the move's own visits grow (``bias``); a move with neither
+    is tried first; ties go at random."""
+    _, _, flags, visits, values, _, first, counts, moves, edge_visits, edge_sums, children, _ = tree
     start = first[node, role]
     count = counts[node, role]
     if count == 1:
         return int(start)
     if role == chance:
         return int(start + below(meta, count))
-    untried = 0
-    for e in range(start, start + count):
-        if edge_visits[e] == 0:
-            untried += 1
-    if untried > 0:
-        pick = below(meta, untried)
+    if ref < 0:
+        untried = 0
         for e in range(start, start + count):
             if edge_visits[e] == 0:
-                if pick == 0:
-                    return int(e)
-                pick -= 1
+                untried += 1
+        if untried > 0:
+            pick = below(meta, untried)
+            for e in range(start, start + count):
+                if edge_visits[e] == 0:
+                    if pick == 0:
+                        return int(e)
+                    pick -= 1
+    amaf_visits, amaf_sums = amaf[0], amaf[1]
     log_n = np.log(max(visits[node], 1))
+    offset = below(meta, count) if ref >= 0 else 0
     best = start
     best_score = -1.0
-    for e in range(start, start + count):
+    for k in range(count):
+        e = start + (k + offset) % count
         n = edge_visits[e]
         child = children[e]
         if child >= 0 and flags[child] & SOLVED:
             # A proven child needs no exploring: its value is known.
             score = values[child, role]
-        else:
+        elif ref < 0:
             score = edge_sums[e] / n + exploration * np.sqrt(log_n / n)
+        else:
+            average = e if ref == node else amaf_edge(tree, ref, role, moves[e])
+            played = amaf_visits[average] if average >= 0 else 0
+            mean = edge_sums[e] / n if n > 0 else 0.0
+            if played > 0:
+                beta = played / (played + n + bias * played * n)
+                score = (1.0 - beta) * mean + beta * amaf_sums[average] / played
+            elif n > 0:
+                score = mean
+            else:
+                score = 2.0
+            score += exploration * np.sqrt(log_n / max(n, 1))
         if score > best_score:
             best_score = score
             best = e
@@ -303,6 +350,7 @@ def search(
     scratch: Any,
     path: Any,
     mast: Any,
+    amaf: Any,
     decisive: Any,
     heuristic: Any,
     options: Any,
@@ -317,11 +365,14 @@ def search(
     reward; ``path`` has a row per level of a descent (the node, then each role's edge), which bounds
     the descent's depth; ``mast``: the move averages of the playouts (sums, counts, and the record of a
     playout's moves), which every iteration's moves feed, in the tree and in the playout;
+    ``amaf``: the edges' move averages (visits and sums of rewards; empty arrays where the selection
+    uses none), a stamp per legal output and one more for the count, and each role's reference node;
     ``decisive``: the watched literals of :mod:`gdl.players.uct.decisive` and room for a step's flips;
-    ``heuristic``: the arrays of :mod:`gdl.players.uct.heuristic` (playouts cut off by it);
+    ``heuristic``: the arrays of :mod:`gdl.players.uct.heuristic` (playouts cut off by it, priors
+    given by it);
     ``options``: the fields of :data:`gdl.players.uct.layout.CHANCE` and the others.
     """
-    _, _, flags, visits, values, mover, _, _, edge_moves, edge_visits, edge_sums, children, meta = tree
+    _, _, flags, visits, values, mover, _, counts, edge_moves, edge_visits, edge_sums, children, meta = tree
     sizes = section(data, SIZES)
     roles = sizes[2]
     bases = sizes[1]
@@ -329,11 +380,19 @@ def search(
     live = live_network(data)
     saved = section(data, SAVED)
     chance = int(options[CHANCE])
+    reference = int(options[RAVE])
+    bias = options[BIAS]
+    refs = amaf[3]
+    weight = int(options[PRIOR]) if heuristic[0].shape[0] > 1 else 0
+    if weight > 0:
+        for role in range(roles):
+            heuristic[5][role] = predict(saved, heuristic, role)
     done = 0
     while done < iterations and not flags[root] & SOLVED:
         done += 1
         copy(live, saved)
         previous[:] = -1
+        refs[:] = -1
         node = root
         depth = 0
         moves = 0
@@ -343,12 +402,19 @@ def search(
             if flags[node] & SOLVED:
                 copy(rewards, values[node])
                 break
-            if (not flags[node] & EXPANDED and not expand(data, tree, node)) or depth == path.shape[0]:
+            if (not flags[node] & EXPANDED and not expand(data, tree, amaf, node)) or depth == path.shape[0]:
                 rolling = True
                 break
             path[depth, 0] = node
             for role in range(roles):
-                edge = select(tree, node, role, chance, exploration, meta)
+                ref = -1
+                if reference > 0:
+                    # GRAVE: the move averages of the deepest node so far where the role chose and
+                    # that has been visited enough, or the node's own.
+                    if visits[node] >= reference and counts[node, role] > 1:
+                        refs[role] = node
+                    ref = refs[role] if refs[role] >= 0 else node
+                edge = select(tree, amaf, node, role, chance, exploration, meta, ref, bias)
                 path[depth, 1 + role] = edge
                 chosen[role] = edge_moves[edge]
             depth += 1
@@ -357,6 +423,8 @@ def search(
             edge = path[depth - 1, 1 + chooser] if chooser != SIMULTANEOUS else -1
             child = children[edge] if edge >= 0 else -1
             if child < 0:
+                if weight > 0 and edge >= 0:
+                    add_prior(tree, heuristic, live, node, chooser, edge, weight)
                 key = state_hash(live, bases, words)
                 child = find(tree, key, words)
                 created = child < 0
@@ -376,6 +444,8 @@ def search(
         if rolling:
             moves = playout(data, goal_values, meta, scratch, mast, decisive, heuristic, options, limit)
         mast_update(mast, moves, roles, rewards)
+        if reference > 0:
+            amaf_update(tree, amaf, path, depth, mast[2], moves, rewards, chance)
         for level in range(depth - 1, -1, -1):
             node = path[level, 0]
             visits[node] += 1
@@ -392,10 +462,61 @@ def search(
 
 
 
+@_inline
+def add_prior(tree: Any, heuristic: Any, counters: Any, node: int, role: int, edge: int, weight: int) -> None:
+    """A node prior, as Sancho gives one: ``role``'s first move along ``edge`` from ``node`` (the
+    network in the state it leads to) adds ``weight`` visits at the value the heuristic gives that
+    state relative to the root's (``heuristic[5]``): a logistic of the difference of their predictions
+    over the predictions' spread, stretched around the role's mean at ``node`` (none where the counts
+    predict the root's value)."""
+    _, _, _, _, _, _, first, counts, _, edge_visits, edge_sums, _, _ = tree
+    change = predict(counters, heuristic, role) - heuristic[5][role]
+    if change == 0.0:
+        return
+    likely = 1.0 / (1.0 + np.exp(-change / heuristic[4][role]))
+    visits = 0
+    total = 0.0
+    for e in range(first[node, role], first[node, role] + counts[node, role]):
+        visits += edge_visits[e]
+        total += edge_sums[e]
+    center = total / visits if visits > 0 else 0.5
+    value = center + (1.0 - center) * (2.0 * likely - 1.0) if likely >= 0.5 else center * 2.0 * likely
+    edge_visits[edge] += weight
+    edge_sums[edge] += weight * value
+
+
+@_inline
+def amaf_update(
+    tree: Any, amaf: Any, path: Any, depth: int, played: Any, moves: int, rewards: Any, chance: int
+) -> None:
+    """All moves as first: at each level of the descent, a role's edges whose move it played there or
+    later in the iteration (in the tree or the playout, ``played``'s first ``moves`` joint moves) add
+    its reward to their move averages."""
+    first, counts, edge_moves = tree[6], tree[7], tree[8]
+    amaf_visits, amaf_sums, seen = amaf[0], amaf[1], amaf[2]
+    roles = first.shape[1]
+    stamp = seen[seen.shape[0] - 1] + 1
+    seen[seen.shape[0] - 1] = stamp
+    for k in range(moves * roles):
+        seen[played[k]] = stamp
+    for level in range(depth - 1, -1, -1):
+        node = path[level, 0]
+        for role in range(roles):
+            seen[edge_moves[path[level, 1 + role]]] = stamp
+        for role in range(roles):
+            if role == chance or counts[node, role] < 2:
+                continue
+            for e in range(first[node, role], first[node, role] + counts[node, role]):
+                if seen[edge_moves[e]] == stamp:
+                    amaf_visits[e] += 1
+                    amaf_sums[e] += rewards[role]
+
+
 @_jit
-def keep_subtree(tree: Any, root: int, words: Any, kept: Any, queue: Any, edge_at: Any) -> int:
+def keep_subtree(tree: Any, amaf: Any, root: int, words: Any, kept: Any, queue: Any, edge_at: Any) -> int:
     """Keep only ``root`` and the nodes its edges lead to, at any depth (the children of a node where
-    several roles choose at once are not linked, and go); the root's new number.
+    several roles choose at once are not linked, and go), with their edges' move averages where
+    ``amaf`` keeps them; the root's new number.
 
     The nodes and edges kept move down in their order, so that each moves to a place already free, and
     the transposition table is filled again. ``kept`` (a slot per node) and ``queue`` (as many) are
@@ -426,6 +547,7 @@ def keep_subtree(tree: Any, root: int, words: Any, kept: Any, queue: Any, edge_a
                     kept[child] = 0
                     queue[tail] = child
                     tail += 1
+    averaged = amaf[0].shape[0] > 0
     placed = 0
     for e in range(edges):
         if edge_at[e] == 0:
@@ -434,6 +556,9 @@ def keep_subtree(tree: Any, root: int, words: Any, kept: Any, queue: Any, edge_a
             edge_visits[placed] = edge_visits[e]
             edge_sums[placed] = edge_sums[e]
             children[placed] = children[e]
+            if averaged:
+                amaf[0][placed] = amaf[0][e]
+                amaf[1][placed] = amaf[1][e]
             placed += 1
     numbered = 0
     for node in range(nodes):

@@ -17,5 +17,8 @@ WIN = 1.0
 #: Fields of the search's options (a float64 array the kernels read): the role of nature (-1: none);
 #: how often a playout move is the better of two by MAST; whether playouts look for decisive moves; how
 #: many candidates a step tries at most; how often a move that lets the next role win at once is drawn
-#: again; after how many moves a playout stops and is scored by the heuristic (0: never).
-CHANCE, GREED, DECISIVE, TRIES, ANTI, CUTOFF = range(6)
+#: again; after how many moves a playout stops and is scored by the heuristic (0: never); GRAVE's
+#: reference threshold, the visits that make a node's move averages the reference of the nodes below it
+#: (0: no move averages in the selection); GRAVE's bias, how fast a move's own mean takes over from them;
+#: how many visits a heuristic prior adds to a move at its first visit (0: none).
+CHANCE, GREED, DECISIVE, TRIES, ANTI, CUTOFF, RAVE, BIAS, PRIOR = range(9)

@@ -46,8 +46,8 @@ from gdl.players.equilibrium import EquilibriumPlayer
 from gdl.players.mcts import MctsPlayer
 from gdl.players.puzzles.player import PuzzlePlayer
 from gdl.players.uct.decisive import watch
-from gdl.players.uct.heuristic import fit, piece_features
-from gdl.players.uct.tree import EDGE_BYTES, NODE_BYTES, Edge, Tree
+from gdl.players.uct.heuristic import LEAST_CORRELATION, LEAST_PRIOR_CORRELATION, fit, piece_features
+from gdl.players.uct.tree import AVERAGE_BYTES, EDGE_BYTES, NODE_BYTES, Edge, Tree
 from gdl.syntax.model import Term
 from gdl.views import View, plays_with_views
 
@@ -84,7 +84,12 @@ class UctPlayer(Player):
     many moves a playout stops and is scored by a material heuristic fitted in the start clock
     (:mod:`gdl.players.uct.heuristic`; 0: never, and never where piece counts do not foretell the
     goals); ``keep`` (int, 0 or 1) whether a tree past half its room keeps the subtree of the state
-    reached (1) or starts afresh (0).
+    reached (1) or starts afresh (0); ``rave`` (int) GRAVE's reference threshold: the selection blends
+    each move's mean with its all-moves-as-first average at the deepest node of the descent visited at
+    least that often (0: UCB1 alone); ``bias`` (float) how fast a move's own mean takes over from its
+    average as its visits grow; ``prior`` (int) how many visits a move's first visit adds at the value
+    the material heuristic gives the state it leads to, relative to the root, as Sancho's node priors
+    (0: none; fitted as for ``cutoff``, and kept on a weaker correlation).
     """
 
     name = "uct"
@@ -103,6 +108,9 @@ class UctPlayer(Player):
         anti: int = 0,
         cutoff: int = 0,
         keep: int = 1,
+        rave: int = 0,
+        bias: float = 1e-4,
+        prior: int = 0,
     ) -> None:
         at_least("uct", "c", c, 0)
         at_least("uct", "tries", tries, 1)
@@ -113,6 +121,11 @@ class UctPlayer(Player):
         at_least("uct", "cutoff", cutoff, 0)
         self.cutoff = cutoff
         self.keep = int(bool(keep))
+        at_least("uct", "rave", rave, 0)
+        at_least("uct", "bias", bias, 0)
+        self.rave, self.bias = rave, bias
+        at_least("uct", "prior", prior, 0)
+        self.prior = prior
         at_least("uct", "greed", greed, 0)
         if greed > 1:
             raise ValueError(f"uct greed must be at most 1, got {greed:g}")
@@ -155,7 +168,7 @@ class UctPlayer(Player):
             self._fallback.start(game, role, max(0.0, start_clock - (time.monotonic() - begun)), play_clock)
             self._info = self._fallback.info()
             return
-        if self.cutoff > 0:
+        if self.cutoff > 0 or self.prior > 0:
             self._fit_heuristic(min(HEURISTIC_SECONDS, HEURISTIC_SHARE * start_clock))
         # The start clock searches the initial state: its tree is kept for the first move.
         root, _ = self._think(self.game.initial_state(), begun + 0.9 * start_clock - self.margin)
@@ -172,6 +185,7 @@ class UctPlayer(Player):
         tree.heuristic = fit(
             piece_features(compiled.net), tree, seconds, self.rng.randrange(1 << 32), chance=self._chance,
             greed=self.greed, decisive=self.decisive, tries=self.tries, anti=self.anti,
+            least=LEAST_PRIOR_CORRELATION if self.prior > 0 else LEAST_CORRELATION,
         )
         self._info = {"heuristic": round(tree.heuristic.correlation, 2)}
 
@@ -205,11 +219,12 @@ class UctPlayer(Player):
         roles = len(net.roles)
         words = (len(net.fluents) + 63) // 64
         node_bytes = NODE_BYTES + 8 * words + (8 + 8 + 4) * roles + 2 * 4
+        edge_bytes = EDGE_BYTES + (AVERAGE_BYTES if self.rave else 0)
         # Room for the nodes and for about eight edges a node (breakthrough's trees have seven), in one
         # budget.
         budget = tree_budget(self.memory << 20)
-        nodes = max(1024, budget // (node_bytes + 8 * EDGE_BYTES))
-        edges = max(1024, (budget - nodes * node_bytes) // EDGE_BYTES)
+        nodes = max(1024, budget // (node_bytes + 8 * edge_bytes))
+        edges = max(1024, (budget - nodes * node_bytes) // edge_bytes)
         self._compiled = compiled
         self._terms = [
             (role, term_of(move)) for role, entries in enumerate(net.legal) for move, _ in entries
@@ -217,7 +232,7 @@ class UctPlayer(Player):
         try:
             return Tree(
                 kernel, goal_values(compiled), int(nodes), int(edges), self.rng.randrange(1 << 62),
-                watch=watch(kernel) if self.decisive or self.anti else None,
+                watch=watch(kernel) if self.decisive or self.anti else None, averages=self.rave > 0,
             )
         except MemoryError:
             logger.warning("uct: no room for a tree of %d MB; playing as mcts", budget >> 20)
@@ -315,7 +330,8 @@ class UctPlayer(Player):
             wanted = batch if self.iterations is None else min(batch, self.iterations - done)
             ran = tree.search(
                 root, wanted, self._chance, self.c, self.greed, self.decisive, self.tries, self.anti,
-                self.cutoff,
+                self.cutoff if tree.heuristic.correlation >= LEAST_CORRELATION else 0, self.rave, self.bias,
+                self.prior,
             )
             done += ran
             took = time.monotonic() - now
@@ -393,9 +409,11 @@ def warm_up() -> float:
     checked = check_text(WARM_UP_GAME).checked
     assert checked is not None
     compiled = CompiledReasoner(checked)
-    tree = Tree(compiled.kernel, goal_values(compiled), 64, 256, 1, watch=watch(compiled.kernel))
+    tree = Tree(
+        compiled.kernel, goal_values(compiled), 64, 256, 1, watch=watch(compiled.kernel), averages=True
+    )
     root = tree.root(compiled.initial())
-    tree.search(root, 4, greed=0.5, decisive=1, anti=1, cutoff=2)
+    tree.search(root, 4, greed=0.5, decisive=1, anti=1, cutoff=2, rave=1, prior=2)
     tree.keep(root)
     tree.sample(np.full(2, 1, dtype=np.int64), decisive=1)
     return time.perf_counter() - started

@@ -355,15 +355,21 @@ def draw_move(data: Any, meta: Any, mast: Any, role: int, threshold: Any) -> int
 @_inline
 def estimate(counters: Any, heuristic: Any, rewards: Any) -> None:
     """Each role's reward as the heuristic predicts it from the feature counts, in [0, 1]."""
-    starts, bases, weights, intercepts = heuristic
     for role in range(rewards.shape[0]):
-        value = intercepts[role]
-        for f in range(starts.shape[0] - 1):
-            count = 0
-            for k in range(starts[f], starts[f + 1]):
-                count += counters[bases[k]]
-            value += weights[role, f] * count
-        rewards[role] = min(1.0, max(0.0, value))
+        rewards[role] = min(1.0, max(0.0, predict(counters, heuristic, role)))
+
+
+@_inline
+def predict(counters: Any, heuristic: Any, role: int) -> float:
+    """``role``'s reward as the heuristic's line predicts it from the feature counts (not clipped)."""
+    starts, bases, weights, intercepts = heuristic[:4]
+    value = intercepts[role]
+    for f in range(starts.shape[0] - 1):
+        count = 0
+        for k in range(starts[f], starts[f + 1]):
+            count += counters[bases[k]]
+        value += weights[role, f] * count
+    return float(value)
 
 
 @_inline

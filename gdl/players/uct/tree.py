@@ -25,6 +25,8 @@ from gdl.players.uct.layout import EDGES_USED, EXPANDED, FULL, NODES_USED, RANDO
 #: Bytes a node and an edge take in the arrays (besides the packed state and per-role entries).
 NODE_BYTES = 8 + 1 + 8 + 4 + 1
 EDGE_BYTES = 4 + 4 + 8 + 4
+#: Bytes an edge's move average takes (in a tree that keeps them).
+AVERAGE_BYTES = 4 + 8
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,9 @@ class Edge:
 @dataclass(frozen=True)
 class Heuristic:
     """Each feature's base propositions (``bases[starts[f]:starts[f + 1]]``), and per role the weight of
-    each feature's count and an intercept: the predicted reward in [0, 1] (clipped)."""
+    each feature's count and an intercept: the predicted reward in [0, 1] (clipped); the spread of the
+    predictions over the states fitted on; and room for each role's prediction at the search's root (the
+    kernel's, which node priors are relative to)."""
 
     starts: npt.NDArray[np.int32]
     bases: npt.NDArray[np.int32]
@@ -51,22 +55,27 @@ class Heuristic:
     intercepts: npt.NDArray[np.float64]
     #: The lowest correlation over the roles on the held-out playouts.
     correlation: float
+    spreads: npt.NDArray[np.float64]
+    anchors: npt.NDArray[np.float64]
 
     def as_tuple(self) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.float64],
-                                npt.NDArray[np.float64]]:
-        return self.starts, self.bases, self.weights, self.intercepts
+                                npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        return self.starts, self.bases, self.weights, self.intercepts, self.spreads, self.anchors
 
 
 def no_heuristic(roles: int) -> Heuristic:
-    """No feature: playouts are never cut off."""
+    """No feature: playouts are never cut off, nodes get no prior."""
     return Heuristic(
-        np.zeros(1, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros((roles, 0)), np.zeros(roles), 0.0
+        np.zeros(1, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros((roles, 0)), np.zeros(roles), 0.0,
+        np.ones(roles), np.zeros(roles),
     )
 
 
 class Tree:
     """A search tree over a copy of ``kernel``'s network (see the module doc), of at most ``nodes``
-    nodes and ``edges`` edges; ``goal_values`` holds the value of each of the kernel's goal outputs."""
+    nodes and ``edges`` edges; ``goal_values`` holds the value of each of the kernel's goal outputs;
+    ``averages``: whether the edges keep move averages (all moves as first), which GRAVE's selection
+    reads (``rave`` in :meth:`search`)."""
 
     def __init__(
         self,
@@ -77,6 +86,7 @@ class Tree:
         seed: int,
         playout_limit: int = 2_000,
         watch: Watch | None = None,
+        averages: bool = False,
     ) -> None:
         self.data = kernel.data.copy()
         sizes = kernel.section(SIZES)
@@ -132,7 +142,16 @@ class Tree:
             np.zeros(bases, dtype=np.int32),
             np.zeros(roles, dtype=np.int32),
         )
-        self.options = np.zeros(6, dtype=np.float64)
+        room = edges if averages else 0
+        #: The edges' move averages (visits, sums of rewards), a stamp per legal output and the last
+        #: stamp, and each role's reference node (GRAVE, :func:`gdl.players.uct.kernel.amaf_update`).
+        self.amaf = (
+            np.zeros(room, dtype=np.int32),
+            np.zeros(room, dtype=np.float64),
+            np.zeros(outputs + 1, dtype=np.int64),
+            np.zeros(roles, dtype=np.int64),
+        )
+        self.options = np.zeros(9, dtype=np.float64)
         self.bases = bases
         #: The material heuristic that scores playouts cut off (none: never cut off).
         self.heuristic = no_heuristic(roles)
@@ -158,7 +177,7 @@ class Tree:
         nodes, edges = int(self.meta[NODES_USED]), int(self.meta[EDGES_USED])
         return int(
             _kernels().keep_subtree(
-                self.arrays, root, self.scratch[0], np.empty(nodes, dtype=np.int32),
+                self.arrays, self.amaf, root, self.scratch[0], np.empty(nodes, dtype=np.int32),
                 np.empty(nodes, dtype=np.int32), np.empty(max(1, edges), dtype=np.int32),
             )
         )
@@ -180,6 +199,9 @@ class Tree:
         tries: int = 4,
         anti: int = 0,
         cutoff: int = 0,
+        rave: int = 0,
+        bias: float = 1e-4,
+        prior: int = 0,
     ) -> int:
         """Up to ``iterations`` iterations from ``root`` (fewer once it is proven); how many ran.
         ``chance``: the role of nature (-1: none); ``exploration``: UCB1's constant; ``greed``: how
@@ -187,11 +209,17 @@ class Tree:
         whether a playout plays a move that ends the game with its best goal for the role to move
         where the watch shows one (trying at most ``tries`` candidates a step); ``anti``: how many
         times a playout move after which the next role to move has such a move is drawn again;
-        ``cutoff``: after how many moves a playout stops, scored by :attr:`heuristic` (0: never)."""
-        self._set_options(chance, greed, decisive, tries, anti, cutoff)
+        ``cutoff``: after how many moves a playout stops, scored by :attr:`heuristic` (0: never);
+        ``rave``: GRAVE's reference threshold (0: UCB1 alone; a tree made with ``averages``), the visits
+        from which a node's move averages guide the nodes below it; ``bias``: how fast a move's own
+        mean takes over from its average as its visits grow; ``prior``: how many visits a move's first
+        visit adds at the value :attr:`heuristic` gives its child, relative to the root (0: none)."""
+        if rave > 0 and len(self.amaf[0]) < len(self.moves):
+            raise ValueError("uct: a tree without move averages cannot search with rave")
+        self._set_options(chance, greed, decisive, tries, anti, cutoff, rave, bias, prior)
         return int(
             _kernels().search(
-                self.data, self.arrays, self.goal_values, self.scratch, self.path, self.mast,
+                self.data, self.arrays, self.goal_values, self.scratch, self.path, self.mast, self.amaf,
                 self.decisive, self.heuristic.as_tuple(), self.options, root, iterations, exploration,
                 self.playout_limit,
             )
@@ -227,8 +255,11 @@ class Tree:
         tries: float = 4,
         anti: float = 0,
         cutoff: float = 0,
+        rave: float = 0,
+        bias: float = 0.0,
+        prior: float = 0,
     ) -> None:
-        self.options[:] = (chance, greed, decisive, tries, anti, cutoff)
+        self.options[:] = (chance, greed, decisive, tries, anti, cutoff, rave, bias, prior)
 
     def fade(self, factor: float) -> None:
         """Scale the MAST statistics by ``factor``: what earlier moves taught weighs less."""
@@ -260,6 +291,14 @@ class Tree:
             mean = float(self.edge_sums[e]) / visits if visits else 0.0
             found.append(Edge(int(self.moves[e]), visits, mean, proven, child))
         return found
+
+    def averages(self, node: int, role: int) -> list[tuple[int, float]]:
+        """The move averages of ``role``'s edges at an expanded ``node`` (in a tree that keeps them), in
+        the order of :meth:`edges`: the iterations that played the move there or later, and their mean
+        reward."""
+        start, count = int(self.first[node, role]), int(self.counts[node, role])
+        visits, sums = self.amaf[0][start : start + count], self.amaf[1][start : start + count]
+        return [(int(n), float(total) / int(n) if n else 0.0) for n, total in zip(visits, sums, strict=True)]
 
     def expanded(self, node: int) -> bool:
         return bool(self.flags[node] & EXPANDED)
