@@ -5,11 +5,12 @@ its speed::
     .venv/bin/python tests/tools/selfplay.py GAME.kif... --player 'uct:iterations=20000,ponder=0,rave=20' \\
         --opponent 'uct:iterations=20000,ponder=0' --matches 12
 
-Match ``i`` seats ``--player`` in role ``i mod n`` (the opponent in the other roles, each a player of
-its own) and seeds the players with ``i`` (the player) and ``1000 + i`` (the opponents), unless their
-descriptions give a ``seed``. Prints a markdown table, one row per game: matches, the player's score
-share (its goal over the sum of the match's goals, an even share when all are 0; the mean over the
-matches) with a 95 % confidence interval (Student's t), and the CPU seconds the run took.
+Match ``i`` (counted from ``--first``, default 0) seats ``--player`` in role ``i mod n`` (the opponent
+in the other roles, each a player of its own) and seeds the players with ``i`` (the player) and
+``1000 + i`` (the opponents), unless their descriptions give a ``seed``. Prints a markdown table, one
+row per game: matches, the player's score share (its goal over the sum of the match's goals, an even
+share when all are 0; the mean over the matches) with a 95 % confidence interval (Student's t), and
+the CPU seconds the run took.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--player", required=True, help="the player measured (a player description)")
     parser.add_argument("--opponent", required=True, help="the player of the other roles")
     parser.add_argument("--matches", type=int, default=12, help="matches per game (default 12)")
+    parser.add_argument("--first", type=int, default=0, help="the number of the first match (default 0)")
     parser.add_argument("--clock", type=float, default=600.0,
                         help="start and play clock, seconds (default 600: the iterations bind)")
     args = parser.parse_args(argv)
@@ -51,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         roles = [str(role) for role in game.players]
         shares = []
         begun = time.process_time()
-        for i in range(args.matches):
+        for i in range(args.first, args.first + args.matches):
             seat = roles[i % len(roles)]
             players = {
                 role: make_player(args.player, i) if role == seat else make_player(args.opponent, 1000 + i)
