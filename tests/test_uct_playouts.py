@@ -15,9 +15,9 @@ from gdl.engines.compiled import CompiledReasoner
 from gdl.game import Game
 from gdl.ground.grounding import term_of
 from gdl.players import make_player
-from gdl.players.uct import warm_up
+from gdl.players.uct import UctPlayer, warm_up
 from gdl.players.uct.decisive import WATCH_BASE, watch
-from gdl.players.uct.player import goal_values
+from gdl.players.uct.player import GREEDY_MOST_MOVES, GREEDY_REDRAWS, goal_values
 from gdl.players.uct.tree import Tree
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
@@ -172,3 +172,31 @@ def test_uct_with_playout_policies_plays_legal_moves_before_its_deadlines(name: 
         others = {r: rng.choice(state.legal_moves(r)) for r in game.roles if r != role}
         state = state.next({role: move, **others})
     player.stop(state)
+
+
+def test_uct_plays_greedy_playouts_where_the_role_to_move_has_few_moves() -> None:
+    warm_up()
+    tictactoe = gdl.load(GAMES / "tictactoe.kif")
+    player = UctPlayer(seed=1, iterations=100, ponder=0)
+    player.start(tictactoe, "xplayer", 5.0, 1.0)
+    assert (player.decisive, player.anti) == (1, GREEDY_REDRAWS)
+    assert player.info()["greedy"] is True and 1 < player.info()["moves"] <= GREEDY_MOST_MOVES
+    # Asked for, a policy is played as it is, and nothing is watched that it does not use.
+    for spec, policy in [("uct:decisive=0", (0, 0)), ("uct:anti=4", (0, 4)), ("uct:decisive=1", (1, 0))]:
+        chosen = make_player(f"{spec},iterations=100,ponder=0")
+        assert isinstance(chosen, UctPlayer)
+        chosen.start(tictactoe, "xplayer", 5.0, 1.0)
+        assert (chosen.decisive, chosen.anti) == policy
+        assert chosen._tree is not None and chosen._tree.watch.empty == (policy == (0, 0))
+        assert "greedy" not in chosen.info()
+
+
+def test_uct_plays_uniform_playouts_where_moves_are_many_or_simultaneous() -> None:
+    breakthrough = corpus_game("breakthrough")
+    player = UctPlayer(seed=1, iterations=100, ponder=0)
+    player.start(breakthrough, breakthrough.roles[0], 5.0, 1.0)
+    assert (player.decisive, player.anti) == (0, 0)
+    assert player.info()["greedy"] is False and player.info()["moves"] > GREEDY_MOST_MOVES
+    rps = gdl.load(GAMES / "rps.kif")
+    player.start(rps, rps.roles[0], 5.0, 1.0)
+    assert (player.decisive, player.anti) == (0, 0) and not player.info().get("greedy")

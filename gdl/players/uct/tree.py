@@ -20,7 +20,16 @@ import numpy.typing as npt
 from gdl.engines.native import Kernel
 from gdl.engines.native_layout import BASES, LEGAL_LITS, LEGAL_STARTS, ROLES, SIZES, STATE_IN
 from gdl.players.uct.decisive import Watch, no_watch
-from gdl.players.uct.layout import EDGES_USED, EXPANDED, FULL, NODES_USED, RANDOM, SOLVED, TERMINAL_NODE
+from gdl.players.uct.layout import (
+    EDGES_USED,
+    EXPANDED,
+    FULL,
+    NODES_USED,
+    RANDOM,
+    SIMULTANEOUS,
+    SOLVED,
+    TERMINAL_NODE,
+)
 
 #: Bytes a node and an edge take in the arrays (besides the packed state and per-role entries).
 NODE_BYTES = 8 + 1 + 8 + 4 + 1
@@ -299,6 +308,18 @@ class Tree:
         start, count = int(self.first[node, role]), int(self.counts[node, role])
         visits, sums = self.amaf[0][start : start + count], self.amaf[1][start : start + count]
         return [(int(n), float(total) / int(n) if n else 0.0) for n, total in zip(visits, sums, strict=True)]
+
+    def branching(self) -> float | None:
+        """The mean number of moves of the role that alone chooses, over the expanded nodes where one
+        does; None when none does, or at some node several roles choose at once."""
+        used = int(self.meta[NODES_USED])
+        expanded = (self.flags[:used] & EXPANDED) != 0
+        movers = self.arrays[5][:used][expanded].astype(np.int64)
+        if (movers == SIMULTANEOUS).any():
+            return None
+        moves = self.counts[:used][expanded][np.arange(len(movers)), movers]
+        choosing = moves[moves > 1]
+        return float(choosing.mean()) if len(choosing) else None
 
     def expanded(self, node: int) -> bool:
         return bool(self.flags[node] & EXPANDED)
