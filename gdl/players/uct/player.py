@@ -65,8 +65,11 @@ KEEP_AT = 0.5
 #: Greedy playouts (decisive and anti-decisive moves, drawn again up to ``GREEDY_REDRAWS`` times: every
 #: move) where the role to move has at most this many moves on average, and the iterations of the
 #: search that counts them. A greedy step costs up to a step a legal move, so it pays where there are
-#: few (Sancho's rule is alike: greedy rollouts off where their cost passes 8 steps).
-GREEDY_MOST_MOVES, GREEDY_REDRAWS, PROBE_ITERATIONS = 8.0, 30, 2000
+#: few (Sancho's rule is alike: greedy rollouts off where their cost, the moves less those a greedy
+#: choice changes, passes 8).
+GREEDY_MOST_MOVES, GREEDY_REDRAWS, PROBE_ITERATIONS = 10.0, 30, 2000
+#: The probe's batches of iterations, and the share of the start clock it may take at most.
+PROBE_BATCH, PROBE_SHARE = 50, 0.1
 #: The least time the puzzle solver keeps free before each deadline (its own default).
 PUZZLE_MARGIN = 0.5
 
@@ -173,7 +176,9 @@ class UctPlayer(Player):
         else:
             self._tree = self._make_tree(game, start_clock)
             if self._tree is not None:
-                self.decisive, self.anti = self._policy or self._playout_policy(self._tree)
+                self.decisive, self.anti = self._policy or self._playout_policy(
+                    self._tree, begun + PROBE_SHARE * start_clock
+                )
             if self._tree is None:
                 self._fallback = MctsPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
         if self._fallback is not None:
@@ -187,19 +192,25 @@ class UctPlayer(Player):
         if self.ponder and root >= 0:
             self._start_pondering(root)
 
-    def _playout_policy(self, tree: Tree) -> tuple[int, int]:
+    def _playout_policy(self, tree: Tree, stop_at: float) -> tuple[int, int]:
         """``decisive`` and ``anti`` for a game where neither is given: greedy where its role to move
-        has few moves, as a short search of the initial state finds them (see the class doc)."""
+        has few moves, as a short search of the initial state (until ``stop_at`` at most) finds them
+        (see the class doc)."""
         compiled = self._compiled
         assert compiled is not None
-        if tree.watch.empty or len(self.game.players) != 2 or self._chance >= 0:
+        if len(self.game.players) != 2 or self._chance >= 0:
             return 0, 0
         root = tree.root(compiled.initial())
         if root < 0:
             return 0, 0
-        tree.search(root, PROBE_ITERATIONS)
+        done = 0
+        while done < PROBE_ITERATIONS and time.monotonic() < stop_at and not tree.solved(root):
+            done += tree.search(root, PROBE_BATCH)
         moves = tree.branching()
-        greedy = moves is not None and moves <= GREEDY_MOST_MOVES
+        few = moves is not None and moves <= GREEDY_MOST_MOVES
+        if few:  # the network is read for what to watch only where it may be used
+            tree.watch_for(watch(self._kernel))
+        greedy = few and not tree.watch.empty
         self._info = {"moves": round(moves or 0, 1), "greedy": greedy}
         return (1, GREEDY_REDRAWS) if greedy else (0, 0)
 
@@ -260,7 +271,7 @@ class UctPlayer(Player):
         try:
             return Tree(
                 kernel, goal_values(compiled), int(nodes), int(edges), self.rng.randrange(1 << 62),
-                watch=watch(kernel) if self._policy is None or any(self._policy) else None,
+                watch=watch(kernel) if self._policy is not None and any(self._policy) else None,
                 averages=self.rave > 0,
             )
         except MemoryError:

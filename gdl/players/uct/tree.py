@@ -144,13 +144,8 @@ class Tree:
         )
         #: What the playouts watch for decisive moves (:mod:`gdl.players.uct.decisive`), and room for the
         #: base propositions a step flips and those a move tried after it flips, and for that joint move.
-        self.watch = watch if watch is not None else no_watch(bases)
-        self.decisive = (
-            *self.watch.as_tuple(),
-            np.zeros(bases, dtype=np.int32),
-            np.zeros(bases, dtype=np.int32),
-            np.zeros(roles, dtype=np.int32),
-        )
+        self.bases = bases
+        self.watch_for(watch if watch is not None else no_watch(bases))
         room = edges if averages else 0
         #: The edges' move averages (visits, sums of rewards), a stamp per legal output and the last
         #: stamp, and each role's reference node (GRAVE, :func:`gdl.players.uct.kernel.amaf_update`).
@@ -161,12 +156,21 @@ class Tree:
             np.zeros(roles, dtype=np.int64),
         )
         self.options = np.zeros(9, dtype=np.float64)
-        self.bases = bases
         #: The material heuristic that scores playouts cut off (none: never cut off).
         self.heuristic = no_heuristic(roles)
         self.table, self.states, self.flags, self.visits, self.values = self.arrays[:5]
         self.first, self.counts = self.arrays[6:8]
         self.moves, self.edge_visits, self.edge_sums, self.children, self.meta = self.arrays[8:]
+
+    def watch_for(self, watch: Watch) -> None:
+        """Watch ``watch``'s literals for decisive moves (:mod:`gdl.players.uct.decisive`)."""
+        self.watch = watch
+        self.decisive = (
+            *watch.as_tuple(),
+            np.zeros(self.bases, dtype=np.int32),
+            np.zeros(self.bases, dtype=np.int32),
+            np.zeros(self.roles, dtype=np.int32),
+        )
 
     @property
     def used(self) -> float:
