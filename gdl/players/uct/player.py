@@ -5,7 +5,8 @@ playout kernel does (:mod:`gdl.engines.native`), over a tree kept in numpy array
 (:mod:`gdl.players.uct.tree`): nodes are states found by a transposition table; each iteration selects
 a joint move per level by UCB1 on each role's own statistics (decoupled UCT: at a simultaneous state no
 role sees the others' choices; at a turn-taking one only the role to move has a choice), adds the first
-state outside the tree, plays a uniformly random playout from it and backs the goals up. MCTS-Solver
+state outside the tree, plays a playout from it (uniformly random, or greedy where the role to move
+has few moves: decisive and anti-decisive moves) and backs the goals up. MCTS-Solver
 proves nodes where one role chooses (a child proven a win for it, or every child proven: the best), and
 a proven child is chosen at its value without exploration. The tree is kept from move to move (the
 state reached is looked up in the table); past half its room, only the subtree of the state reached is
