@@ -29,7 +29,7 @@ from gdl.players.uct.tree import Heuristic, Tree, no_heuristic
 #: features kept.
 FEWEST_VALUES, MOST_VALUES, MOST_FEATURES = 2, 8, 16
 #: The least correlation, on playouts not fitted on, between predicted and actual goals: for playouts cut
-#: off, and for node priors (breakthrough's piece counts correlate at about 0.2, connectfour's at 0.08).
+#: off, and for node priors (breakthrough's piece counts correlate at about 0.2).
 LEAST_CORRELATION, LEAST_PRIOR_CORRELATION = 0.3, 0.1
 #: The fewest playouts worth a fit, and the most it takes.
 FEWEST_PLAYOUTS, MOST_PLAYOUTS = 100, 20_000

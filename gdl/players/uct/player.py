@@ -176,12 +176,12 @@ class UctPlayer(Player):
             return
         else:
             self._tree = self._make_tree(game, start_clock)
-            if self._tree is not None:
+            if self._tree is None:
+                self._fallback = MctsPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
+            else:
                 self.decisive, self.anti = self._policy or self._playout_policy(
                     self._tree, begun + PROBE_SHARE * start_clock
                 )
-            if self._tree is None:
-                self._fallback = MctsPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
         if self._fallback is not None:
             self._fallback.start(game, role, max(0.0, start_clock - (time.monotonic() - begun)), play_clock)
             self._info = self._fallback.info()
