@@ -76,6 +76,8 @@ def test_options_are_converted_to_their_types() -> None:
         ("mcts:iterations=0", "bad mcts player: mcts iterations must be at least 1, got 0"),
         ("minimax:depth=-2", "bad minimax player: minimax depth must be at least 1, got -2"),
         ("uct:rave=-1", "bad uct player: uct rave must be at least 0, got -1"),
+        ("uct:prior=-2", "bad uct player: uct prior must be at least 0, got -2"),
+        ("uct:bias=-0.5", "bad uct player: uct bias must be at least 0, got -0.5"),
     ],
 )
 def test_bad_descriptions_get_clear_errors(spec: str, message: str) -> None:
