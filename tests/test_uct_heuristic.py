@@ -154,7 +154,7 @@ def test_a_moves_first_visit_adds_the_prior_of_the_state_it_leads_to() -> None:
 
 def test_uct_with_priors_keeps_a_weaker_heuristic_and_plays_legal_moves() -> None:
     game = gdl.parse(TURNS.replace("{goals}", BY_SCORE) + SUCC)
-    player = UctPlayer(prior=6, seed=2)
+    player = UctPlayer(prior=6, seed=2, iterations=3000, ponder=0)  # bounded by work, not the clock
     player.start(game, "a", 2.0, 1.0)
     assert player.info().get("heuristic", 0) >= 0.1
     state = game.initial_state()
