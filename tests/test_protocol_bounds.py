@@ -278,7 +278,8 @@ def test_a_move_that_doubles_every_step_ends_at_the_bound_not_in_the_server() ->
         partial(make_player, "legal"), capacity=2, processes=True, limits=SMALL, engine="datalog"
     )
     with serving(server) as url:
-        assert post(url, f"(START d robot ({DOUBLING}) 10 10)")[0] == 200
+        # Clocks far above the 2 s this takes alone: a loaded machine must not reach them first.
+        assert post(url, f"(START d robot ({DOUBLING}) 30 30)")[0] == 200
         moves, replies = "NIL", []
         for _ in range(22):
             status, reply = post(url, f"(PLAY d {moves})")
