@@ -272,14 +272,25 @@ def test_the_server_logs_nothing_raw(caplog: pytest.LogCaptureFixture) -> None:
     assert not any(c in caplog.text for c in "\x1b\x07\x00")
 
 
-def test_a_move_that_doubles_every_step_ends_at_the_bound_not_in_the_server() -> None:
+@pytest.mark.parametrize("referee_delay", [0.0, 0.3])
+def test_a_move_that_doubles_every_step_ends_at_the_bound_not_in_the_server(
+    referee_delay: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A slow referee is still on the previous turn when the player fails at the bound: the answer must
+    # not depend on which of them finishes first.
+    follow = server_module._Referee.legal
+
+    def slow_legal(referee: server_module._Referee, history: tuple[object, ...]) -> tuple[Term, ...]:
+        time.sleep(referee_delay)
+        return follow(referee, history)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(server_module._Referee, "legal", slow_legal)
     # The Datalog engine at once: the compiled engine's analyses of this game take seconds.
     server = PlayerServer(
         partial(make_player, "legal"), capacity=2, processes=True, limits=SMALL, engine="datalog"
     )
     with serving(server) as url:
-        # Clocks far above the 2 s this takes alone: a loaded machine must not reach them first.
-        assert post(url, f"(START d robot ({DOUBLING}) 30 30)")[0] == 200
+        assert post(url, f"(START d robot ({DOUBLING}) 10 10)")[0] == 200
         moves, replies = "NIL", []
         for _ in range(22):
             status, reply = post(url, f"(PLAY d {moves})")

@@ -181,6 +181,8 @@ class _Referee:
         #: How many steps of the match it has followed and the legal moves after them; None before.
         self.known: tuple[int, tuple[Term, ...]] | None = None
         self.pending: asyncio.Future[tuple[Term, ...]] | None = None
+        #: How many steps of the match the pending call follows to.
+        self.pending_to = 0
 
     @property
     def failure(self) -> str | None:
@@ -589,8 +591,13 @@ class PlayerServer:
         if referee.known is not None and referee.known[0] == len(session.history):
             return
         if referee.pending is None or referee.pending.done():
-            pending = referee.pending = self._call(referee.legal, tuple(session.history))
-            pending.add_done_callback(partial(self._referee_followed, session))
+            self._referee_call(session, referee).add_done_callback(partial(self._referee_followed, session))
+
+    def _referee_call(self, session: _Session, referee: _Referee) -> asyncio.Future[tuple[Term, ...]]:
+        """Have the referee follow the match to its last step (its pending call)."""
+        referee.pending = self._call(referee.legal, tuple(session.history))
+        referee.pending_to = len(session.history)
+        return referee.pending
 
     def _referee_followed(self, session: _Session, pending: asyncio.Future[Any]) -> None:
         if pending.cancelled():
@@ -662,26 +669,27 @@ class PlayerServer:
     async def _referee_legal(self, session: _Session, deadline: float) -> tuple[Term, ...] | None:
         """The legal moves by the server's own follower of the match, if it finds them by ``deadline``."""
         referee = self._referee(session)
-        for _ in range(2):  # a call left over from an earlier turn, then the call for this turn
-            if referee.known is not None and referee.known[0] == len(session.history):
-                return referee.known[1]
-            issued = referee.pending is None or referee.pending.done()
-            if issued:
-                referee.pending = self._call(referee.legal, tuple(session.history))
-                referee.pending.add_done_callback(_quietly)
+        wanted = len(session.history)
+        while referee.known is None or referee.known[0] != wanted:
+            if referee.pending is None or referee.pending.done():
+                self._referee_call(session, referee).add_done_callback(_quietly)
             pending = referee.pending
             assert pending is not None
+            # A call left over from an earlier turn is waited for; once it is done, this turn's is made
+            # (here, or by the callback of the earlier call: which comes first is a race).
+            current = referee.pending_to == wanted
             try:
                 await asyncio.wait_for(asyncio.shield(pending), max(0.0, deadline - time.monotonic()))
             except TimeoutError:
                 return None
             except Exception as problem:
-                if issued or referee.failure is not None:
+                if current or referee.failure is not None:
                     raise _Unfollowable(str(problem)) from None
                 # A call for steps that were refused since: these steps get a call of their own.
-        if referee.known is not None and referee.known[0] == len(session.history):
-            return referee.known[1]
-        return None
+                continue
+            if current:
+                break
+        return referee.known[1] if referee.known is not None and referee.known[0] == wanted else None
 
     async def _play(
         self, session: _Session, moves: Step | None, received: float, turn: int | None = None
