@@ -11,6 +11,12 @@ in the other roles, each a player of its own) and seeds the players with ``i`` (
 row per game: matches, the player's score share (its goal over the sum of the match's goals, an even
 share when all are 0; the mean over the matches) with a 95 % confidence interval (Student's t), and
 the CPU seconds the run took.
+
+With a ``--clock`` that binds (and a ``--start-clock`` long enough to build the engines), the players
+are measured at equal time instead, one after the other on one core (give both ``ponder=0``)::
+
+    taskset -c 1 .venv/bin/python tests/tools/selfplay.py GAME.kif --start-clock 10 --clock 1 \
+        --player 'uct:ponder=0,decisive=1,anti=0' --opponent 'uct:ponder=0,decisive=0' --matches 10
 """
 
 from __future__ import annotations
@@ -44,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first", type=int, default=0, help="the number of the first match (default 0)")
     parser.add_argument("--clock", type=float, default=600.0,
                         help="start and play clock, seconds (default 600: the iterations bind)")
+    parser.add_argument("--start-clock", type=float,
+                        help="the start clock, seconds, where it differs from --clock (a player that "
+                        "builds its engine at the start needs some)")
     args = parser.parse_args(argv)
     print(f"{args.player} against {args.opponent}, in one process")
     print("| game | matches | score share | 95 % CI | CPU s |")
@@ -59,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
                 role: make_player(args.player, i) if role == seat else make_player(args.opponent, 1000 + i)
                 for role in roles
             }
-            record = Match(game, players, args.clock, args.clock, isolate=False).run()
+            start = args.clock if args.start_clock is None else args.start_clock
+            record = Match(game, players, start, args.clock, isolate=False).run()
             shares.append(share(record.goals, seat))
         low, high = mean_interval(shares)
         print(
