@@ -65,6 +65,30 @@ THREAT = """
 (<= (goal b 50) (not (true taken)))
 """
 
+#: Two roles taking turns: ``b``'s runner wins as soon as ``b`` moves, unless ``a`` first captures it
+#: (one of ten moves); a long walk of idle and skip moves ends in a draw.
+RUNNER = """
+(role a) (role b)
+(init (control a)) (init runner) (init (phase 0))
+(<= (legal a capture) (true (control a)) (true runner))
+(<= (legal a (idle ?k)) (true (control a)) (digit ?k))
+(<= (legal a noop) (true (control b)))
+(<= (legal b noop) (true (control a)))
+(<= (legal b win) (true (control b)) (true runner))
+(<= (legal b (skip ?k)) (true (control b)) (digit ?k))
+(<= (next runner) (true runner) (not (does a capture)))
+(<= (next won) (does b win))
+(<= (next (control b)) (true (control a)))
+(<= (next (control a)) (true (control b)))
+(<= (next (phase ?m)) (true (phase ?n)) (succ ?n ?m))
+(<= terminal (true won))
+(<= terminal (true (phase 9)))
+(<= (goal a 0) (true won))
+(<= (goal a 50) (not (true won)))
+(<= (goal b 100) (true won))
+(<= (goal b 50) (not (true won)))
+"""
+
 SUCC = "".join(f"(succ {n} {n + 1})\n" for n in range(20))
 DIGITS = "".join(f"(digit {k})\n" for k in range(1, 10))
 
@@ -114,6 +138,34 @@ def test_anti_decisive_playouts_avoid_moves_that_let_the_opponent_win() -> None:
     assert (careful[:, 0] == 0.5).mean() > 0.85
 
 
+def test_savers_capture_the_piece_about_to_win_where_redraws_rarely_find_it() -> None:
+    game = load(RUNNER)
+    reasoner = game.reasoner
+    assert isinstance(reasoner, CompiledReasoner)
+    found = watch(reasoner.kernel)
+    names = [str(move) for entries in reasoner.net.legal for move, _ in entries]
+    win = names.index("win")
+    support = found.supports[found.support_starts[win] : found.support_starts[win + 1]]
+    assert len(support) >= 1  # the runner (control may be the set's guard instead)
+    tree, _ = tree_at_start(game)
+    # One redraw: it finds the capture, one move in nine left, about a ninth of the time.
+    redrawn = tree.playouts(1000, decisive=1, anti=1)
+    assert (redrawn[:, 0] == 0.5).mean() < 0.3
+    tree, _ = tree_at_start(game)
+    # The capture flips the runner, which b's win reads: the one try a saver has finds it.
+    saved = tree.playouts(1000, decisive=1, anti=1, savers=1)
+    assert np.all(saved[:, 0] == 0.5)
+
+
+def test_a_saver_is_not_made_up_where_none_exists() -> None:
+    # In THREAT the threat comes from a's own move (an idle opens the take): no saver reads it, so
+    # the redraws go on as before and still find the block.
+    game = load(THREAT)
+    tree, _ = tree_at_start(game)
+    careful = tree.playouts(1000, decisive=1, anti=100, savers=1)
+    assert (careful[:, 0] == 0.5).mean() > 0.85
+
+
 def test_decisive_moves_need_the_role_to_move_alone() -> None:
     # The watch is there, but b's take is not legal before a has moved: a's playout move decides.
     game = load(THREAT)
@@ -131,14 +183,15 @@ def corpus_game(name: str) -> Game:
 
 
 @pytest.mark.parametrize("name", ["connectfour", "breakthrough"])
-def test_trying_moves_leaves_the_network_as_it_was(name: str) -> None:
+@pytest.mark.parametrize("savers", [0, 1])
+def test_trying_moves_leaves_the_network_as_it_was(name: str, savers: int) -> None:
     # Failed tries (a drop that lands below the cell a line needs) and redraws take moves back: every
     # node the search expands afterwards must still have the reasoner's legal moves.
     game = corpus_game(name)
     reasoner = game.reasoner
     assert isinstance(reasoner, CompiledReasoner)
     tree, root = tree_at_start(game)
-    tree.search(root, 3000, decisive=1, anti=4)
+    tree.search(root, 3000, decisive=1, anti=4, savers=savers)
     terms = [(role, move) for role, entries in enumerate(reasoner.net.legal) for move, _ in entries]
     expanded = [node for node in range(int(tree.meta[0])) if tree.expanded(node)]
     assert len(expanded) > 100

@@ -31,6 +31,7 @@ from gdl.engines.native_layout import (
     END,
     FIRST,
     LEGAL_INPUTS,
+    LEGAL_LITS,
     LITS,
     NEXT_LITS,
     NODE,
@@ -49,13 +50,20 @@ WATCH_BASE, WATCH_AND, WATCH_NOR = 0, 1, 2
 #: more than a step).
 MOST_WATCHED = 1024
 MOST_SETTERS = 1 << 16
+#: The most base propositions a legal move's legality may read, and gates its search may pass, for the
+#: move to have a support (savers are looked for only where it has).
+MOST_SUPPORT, MOST_SUPPORT_GATES = 32, 256
 
 
 @dataclass(frozen=True)
 class Watch:
     """The watched literals (kind, node or literal, and the range of a gate's literals in the kernel's
     LITS section), and the setters of each base proposition's flip: ``setters[starts[2 * b + v]:
-    starts[2 * b + v + 1]]`` are the legal outputs that may make base ``b``'s next ``v``."""
+    starts[2 * b + v + 1]]`` are the legal outputs that may make base ``b``'s next ``v``. The base
+    propositions each legal output's legality reads, its support, are ``supports[support_starts[o]:
+    support_starts[o + 1]]`` (none for an output whose legality reads too much, and for every output
+    when ``support_starts`` has one entry); the setters of their flips are kept too: a move that
+    stops an opponent's decisive move must flip one of them (a saver, tried by the playouts first)."""
 
     kinds: Ints
     nodes: Ints
@@ -63,19 +71,25 @@ class Watch:
     ends: Ints
     starts: Ints
     setters: Ints
+    support_starts: Ints
+    supports: Ints
 
     @property
     def empty(self) -> bool:
         return len(self.kinds) == 0
 
-    def as_tuple(self) -> tuple[Ints, Ints, Ints, Ints, Ints, Ints]:
-        return self.kinds, self.nodes, self.firsts, self.ends, self.starts, self.setters
+    def as_tuple(self) -> tuple[Ints, Ints, Ints, Ints, Ints, Ints, Ints, Ints]:
+        return (
+            self.kinds, self.nodes, self.firsts, self.ends, self.starts, self.setters, self.support_starts,
+            self.supports,
+        )
 
 
 def no_watch(bases: int) -> Watch:
     """Nothing watched."""
     empty = np.zeros(0, dtype=np.int32)
-    return Watch(empty, empty, empty, empty, np.zeros(2 * bases + 1, dtype=np.int32), empty)
+    starts = np.zeros(2 * bases + 1, dtype=np.int32)
+    return Watch(empty, empty, empty, empty, starts, empty, np.zeros(1, dtype=np.int32), empty)
 
 
 class _Network:
@@ -108,6 +122,7 @@ class _Network:
         for k, node in enumerate(inputs):
             self.outputs_of.setdefault(int(node), []).append(k)
         self.next_lits = [int(x) for x in kernel.section(NEXT_LITS)]
+        self.legal_lits = [int(x) for x in kernel.section(LEGAL_LITS)]
 
     def operands(self, node: int) -> list[int]:
         e = self.entry[node]
@@ -157,6 +172,28 @@ class _Network:
                     wanted.add((lit >> 1, holds_when if kind == WATCH_AND else 1 - holds_when))
         return wanted
 
+    def support(self, lit: int) -> list[int] | None:
+        """The base propositions the literal ``lit`` reads through the gates (None past
+        :data:`MOST_SUPPORT` of them or :data:`MOST_SUPPORT_GATES` gates, or through a cycle block)."""
+        found: set[int] = set()
+        seen: set[int] = set()
+        stack = [lit >> 1]
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            if node < self.bases:
+                found.add(node)
+                if len(found) > MOST_SUPPORT:
+                    return None
+                continue
+            if node in self.in_block or len(seen) > MOST_SUPPORT_GATES:
+                return None
+            if node in self.entry:
+                stack.extend(x >> 1 for x in self.operands(node))
+        return sorted(found)
+
     def setters(self, base: int, value: int) -> list[int]:
         """The legal outputs whose input may make ``next`` of ``base`` take ``value`` while ``base``
         has the other value (see the module doc)."""
@@ -191,27 +228,37 @@ class _Network:
 
 def watch(kernel: Kernel) -> Watch:
     """What the playouts of ``kernel``'s network watch for decisive moves (nothing, when the network has
-    too much to watch)."""
+    too much to watch), and the supports of the legal outputs, where they fit."""
     network = _Network(kernel)
     watched = network.watched(network.lits[0])
     if not watched or len(watched) > MOST_WATCHED:
         return no_watch(network.bases)
-    counts = np.zeros(2 * network.bases + 1, dtype=np.int64)
     lists: dict[int, list[int]] = {}
     for base, value in network.flips(watched):
         setters = network.setters(base, value)
         if setters:
             lists[2 * base + value] = setters
-            counts[2 * base + value + 1] = len(setters)
     # A watched literal no move can bring about is not watched.
     watched = [w for w in watched if any(2 * b + v in lists for b, v in network.flips([w]))]
-    if not watched:
+    if not watched or sum(map(len, lists.values())) > MOST_SETTERS:
         return no_watch(network.bases)
+    supports = [network.support(lit) for lit in network.legal_lits]
+    flips = {2 * b + v for support in supports for b in support or () for v in (0, 1)} - set(lists)
+    saver_lists = {key: network.setters(key >> 1, key & 1) for key in flips}
+    if sum(map(len, lists.values())) + sum(map(len, saver_lists.values())) <= MOST_SETTERS:
+        lists.update(saver_lists)
+        support_starts = np.cumsum([0] + [len(support or ()) for support in supports]).astype(np.int32)
+        support_array = np.array([b for support in supports for b in support or ()], dtype=np.int32)
+    else:
+        support_starts, support_array = np.zeros(1, dtype=np.int32), np.zeros(0, dtype=np.int32)
+    counts = np.zeros(2 * network.bases + 1, dtype=np.int64)
+    for key, setters in lists.items():
+        counts[key + 1] = len(setters)
     starts = np.cumsum(counts)
-    if starts[-1] > MOST_SETTERS:
-        return no_watch(network.bases)
     setters_array = np.zeros(int(starts[-1]), dtype=np.int32)
     for key, setters in lists.items():
         setters_array[starts[key] : starts[key] + len(setters)] = setters
     kinds, nodes, firsts, ends = (np.array(column, dtype=np.int32) for column in zip(*watched, strict=True))
-    return Watch(kinds, nodes, firsts, ends, starts.astype(np.int32), setters_array)
+    return Watch(
+        kinds, nodes, firsts, ends, starts.astype(np.int32), setters_array, support_starts, support_array
+    )

@@ -20,5 +20,7 @@ WIN = 1.0
 #: again; after how many moves a playout stops and is scored by the heuristic (0: never); GRAVE's
 #: reference threshold, the visits that make a node's move averages the reference of the nodes below it
 #: (0: no move averages in the selection); GRAVE's bias, how fast a move's own mean takes over from them;
-#: how many visits a heuristic prior adds to a move at its first visit (0: none).
-CHANCE, GREED, DECISIVE, TRIES, ANTI, CUTOFF, RAVE, BIAS, PRIOR = range(9)
+#: how many visits a heuristic prior adds to a move at its first visit (0: none); whether a move that
+#: lets the next role win at once is replaced by a saver first (a move that flips what the winning
+#: move's legality reads).
+CHANCE, GREED, DECISIVE, TRIES, ANTI, CUTOFF, RAVE, BIAS, PRIOR, SAVERS = range(10)

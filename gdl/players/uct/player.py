@@ -101,7 +101,10 @@ class UctPlayer(Player):
     least that often (0: UCB1 alone); ``bias`` (float) how fast a move's own mean takes over from its
     average as its visits grow; ``prior`` (int) how many visits a move's first visit adds at the value
     the material heuristic gives the state it leads to, relative to the root, as Sancho's node priors
-    (0: none; fitted as for ``cutoff``, and kept on a weaker correlation).
+    (0: none; fitted as for ``cutoff``, and kept on a weaker correlation); ``savers`` (int, 0 or 1)
+    whether a playout move after which the next role wins at once is first replaced by a move that
+    flips what the winning move's legality reads (a capture of the piece about to win), trying at most
+    ``anti`` of them, rather than by redraws: where no saver helps, the move drawn stands.
     """
 
     name = "uct"
@@ -123,6 +126,7 @@ class UctPlayer(Player):
         rave: int = 0,
         bias: float = 1e-4,
         prior: int = 0,
+        savers: int = 0,
     ) -> None:
         at_least("uct", "c", c, 0)
         at_least("uct", "tries", tries, 1)
@@ -137,6 +141,7 @@ class UctPlayer(Player):
         at_least("uct", "rave", rave, 0)
         at_least("uct", "bias", bias, 0)
         self.rave, self.bias = rave, bias
+        self.savers = int(bool(savers))
         at_least("uct", "prior", prior, 0)
         self.prior = prior
         at_least("uct", "greed", greed, 0)
@@ -224,7 +229,7 @@ class UctPlayer(Player):
             return
         tree.heuristic = fit(
             piece_features(compiled.net), tree, seconds, self.rng.randrange(1 << 32), chance=self._chance,
-            greed=self.greed, decisive=self.decisive, tries=self.tries, anti=self.anti,
+            greed=self.greed, decisive=self.decisive, tries=self.tries, anti=self.anti, savers=self.savers,
             least=LEAST_PRIOR_CORRELATION if self.prior > 0 else LEAST_CORRELATION,
         )
         self._info = {**self._info, "heuristic": round(tree.heuristic.correlation, 2)}
@@ -372,7 +377,7 @@ class UctPlayer(Player):
             ran = tree.search(
                 root, wanted, self._chance, self.c, self.greed, self.decisive, self.tries, self.anti,
                 self.cutoff if tree.heuristic.correlation >= LEAST_CORRELATION else 0, self.rave, self.bias,
-                self.prior,
+                self.prior, self.savers,
             )
             done += ran
             took = time.monotonic() - now
@@ -454,7 +459,7 @@ def warm_up() -> float:
         compiled.kernel, goal_values(compiled), 64, 256, 1, watch=watch(compiled.kernel), averages=True
     )
     root = tree.root(compiled.initial())
-    tree.search(root, 4, greed=0.5, decisive=1, anti=1, cutoff=2, rave=1, prior=2)
+    tree.search(root, 4, greed=0.5, decisive=1, anti=1, cutoff=2, rave=1, prior=2, savers=1)
     tree.keep(root)
     tree.sample(np.full(2, 1, dtype=np.int64), decisive=1)
     return time.perf_counter() - started

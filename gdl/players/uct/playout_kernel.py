@@ -51,6 +51,7 @@ from gdl.players.uct.layout import (
     DECISIVE,
     GREED,
     RANDOM,
+    SAVERS,
     TRIES,
 )
 
@@ -305,6 +306,87 @@ def decisive_move(
     return False
 
 
+@_jit
+def threat(
+    data: Any, goal_values: Any, scratch: Any, decisive: Any, chosen: Any, mover: int, chance: int, tries: int
+) -> int:
+    """After ``mover``'s move ``chosen`` (played in the network), the next role to move if it alone
+    chooses and has a decisive move (that move then in ``decisive``'s next joint move); -1 otherwise."""
+    flipped_next, chosen_next = decisive[9:11]
+    answer = sole_mover(data, chosen_next)
+    if answer < 0 or answer in (mover, chance):
+        return -1
+    answers = (chosen_next, chosen)
+    if decisive_move(data, goal_values, scratch, decisive, flipped_next, answers, answer, tries, False):
+        return answer
+    return -1
+
+
+@_jit
+def play_saver(
+    data: Any,
+    goal_values: Any,
+    scratch: Any,
+    decisive: Any,
+    moves: Any,
+    mover: int,
+    answer: int,
+    chance: int,
+    count: int,
+    redraws: int,
+    tries: int,
+) -> bool:
+    """After ``mover``'s move ``moves[0]`` (played, its ``count`` flips in ``decisive``'s room) let the
+    next role's move ``answer`` win, play instead a saver: a legal move of ``mover`` that flips a base
+    proposition the answer's legality reads (its support, :mod:`gdl.players.uct.decisive`) and after
+    which the next role has no decisive move, trying at most ``redraws`` of them; where none is found,
+    the move drawn is played again (the state is lost for ``mover`` as far as one move sees). False, the
+    network untouched, where the answer has no support or the move drawn flipped a base of it (the
+    redraws then go on as before)."""
+    starts, setters, support_starts, supports = decisive[4:8]
+    flipped = decisive[8]
+    chosen, previous = moves
+    first, end = support_starts[answer], support_starts[answer + 1]
+    if first == end:
+        return False
+    for k in range(first, end):
+        for f in range(count):
+            if flipped[f] == supports[k]:
+                return False
+    counters = live_network(data)
+    terminal = section(data, LITS)[0]
+    legal_starts = section(data, LEGAL_STARTS)
+    low, high = legal_starts[mover], legal_starts[mover + 1]
+    drawn = chosen[mover]
+    unflip(data, flipped, count)
+    swap_inputs(data, chosen, previous)
+    tried = 0
+    for k in range(first, end):
+        key = 2 * supports[k] + 1 - counters[supports[k]]
+        for s in range(starts[key], starts[key + 1]):
+            output = setters[s]
+            if output < low or output >= high or output == drawn or not legal_now(data, output):
+                continue
+            chosen[mover] = output
+            swap_inputs(data, previous, chosen)
+            moved = flip(data, flipped)
+            if holds(counters, terminal):
+                return True
+            if threat(data, goal_values, scratch, decisive, chosen, mover, chance, tries) < 0:
+                return True
+            unflip(data, flipped, moved)
+            swap_inputs(data, chosen, previous)
+            tried += 1
+            if tried >= redraws:
+                break
+        if tried >= redraws:
+            break
+    chosen[mover] = drawn
+    swap_inputs(data, previous, chosen)
+    flip(data, flipped)
+    return True
+
+
 @_inline
 def sole_mover(data: Any, chosen: Any) -> int:
     """The one role with more than one legal move (the others' one move into ``chosen``); -1 when none
@@ -399,7 +481,7 @@ def playout(
     stops after that many moves and each role's reward is the heuristic's.
     """
     _, chosen, previous, _, rewards = scratch
-    flipped, flipped_next, chosen_next = decisive[6:9]
+    flipped, chosen_next = decisive[8], decisive[10]
     played = mast[2]
     roles = section(data, SIZES)[2]
     terminal = section(data, LITS)[0]
@@ -414,6 +496,8 @@ def playout(
     looking = options[DECISIVE] > 0 and watching
     redraws = int(options[ANTI]) if watching else 0
     tries = int(options[TRIES])
+    # Savers where the watch has the supports of the legal moves.
+    saving = options[SAVERS] > 0 and decisive[6].shape[0] > 1
     cutoff = int(options[CUTOFF]) if heuristic[0].shape[0] > 1 else 0
     depth = 0
     while depth < limit and not holds(counters, terminal):
@@ -448,12 +532,16 @@ def playout(
                 count = flip(data, flipped)
                 if attempt == last or holds(counters, terminal):
                     break
-                answer = sole_mover(data, chosen_next)
-                if answer < 0 or answer in (mover, chance):
+                answer = threat(data, goal_values, scratch, decisive, chosen, mover, chance, tries)
+                if answer < 0:
                     break
-                answers = (chosen_next, chosen)
-                if not decisive_move(
-                    data, goal_values, scratch, decisive, flipped_next, answers, answer, tries, False
+                if (
+                    saving
+                    and attempt == 0
+                    and play_saver(
+                        data, goal_values, scratch, decisive, moves, mover, chosen_next[answer], chance,
+                        count, last, tries,
+                    )
                 ):
                     break
                 unflip(data, flipped, count)

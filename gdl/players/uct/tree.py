@@ -155,7 +155,7 @@ class Tree:
             np.zeros(outputs + 1, dtype=np.int64),
             np.zeros(roles, dtype=np.int64),
         )
-        self.options = np.zeros(9, dtype=np.float64)
+        self.options = np.zeros(10, dtype=np.float64)
         #: The material heuristic that scores playouts cut off (none: never cut off).
         self.heuristic = no_heuristic(roles)
         self.table, self.states, self.flags, self.visits, self.values = self.arrays[:5]
@@ -215,6 +215,7 @@ class Tree:
         rave: int = 0,
         bias: float = 1e-4,
         prior: int = 0,
+        savers: int = 0,
     ) -> int:
         """Up to ``iterations`` iterations from ``root`` (fewer once it is proven); how many ran.
         ``chance``: the role of nature (-1: none); ``exploration``: UCB1's constant; ``greed``: how
@@ -226,10 +227,12 @@ class Tree:
         ``rave``: GRAVE's reference threshold (0: UCB1 alone; a tree made with ``averages``), the visits
         from which a node's move averages guide the nodes below it; ``bias``: how fast a move's own
         mean takes over from its average as its visits grow; ``prior``: how many visits a move's first
-        visit adds at the value :attr:`heuristic` gives its child, relative to the root (0: none)."""
+        visit adds at the value :attr:`heuristic` gives its child, relative to the root (0: none);
+        ``savers``: whether a move after which the next role to move wins at once is first replaced by
+        a saver (:func:`gdl.players.uct.playout_kernel.play_saver`), before the redraws."""
         if rave > 0 and len(self.amaf[0]) < len(self.moves):
             raise ValueError("uct: a tree without move averages cannot search with rave")
-        self._set_options(chance, greed, decisive, tries, anti, cutoff, rave, bias, prior)
+        self._set_options(chance, greed, decisive, tries, anti, cutoff, rave, bias, prior, savers)
         return int(
             _kernels().search(
                 self.data, self.arrays, self.goal_values, self.scratch, self.path, self.mast, self.amaf,
@@ -240,7 +243,8 @@ class Tree:
 
     def playouts(self, count: int, **options: float) -> npt.NDArray[np.float64]:
         """``count`` playouts from the state of the last :meth:`root` (with ``options`` as
-        :meth:`search` takes them: ``chance``, ``greed``, ``decisive``, ``tries``, ``anti``, ``cutoff``);
+        :meth:`search` takes them: ``chance``, ``greed``, ``decisive``, ``tries``, ``anti``, ``cutoff``,
+        ``savers``);
         each role's reward at the end of each, a row each."""
         return self.sample(np.zeros(count, dtype=np.int64), **options)[0]
 
@@ -271,8 +275,9 @@ class Tree:
         rave: float = 0,
         bias: float = 0.0,
         prior: float = 0,
+        savers: float = 0,
     ) -> None:
-        self.options[:] = (chance, greed, decisive, tries, anti, cutoff, rave, bias, prior)
+        self.options[:] = (chance, greed, decisive, tries, anti, cutoff, rave, bias, prior, savers)
 
     def fade(self, factor: float) -> None:
         """Scale the MAST statistics by ``factor``: what earlier moves taught weighs less."""
