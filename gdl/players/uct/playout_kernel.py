@@ -477,8 +477,9 @@ def playout(
     ends the game with its best goal is played first, if the watched literals show one (at most
     ``options[TRIES]`` candidates tried a step); with ``options[ANTI]``, a move after which the next
     role to move has such a move is drawn again, up to that many times (and fewer than the legal
-    moves). With ``options[CUTOFF]`` and a ``heuristic`` (:mod:`gdl.players.uct.heuristic`), a playout
-    stops after that many moves and each role's reward is the heuristic's.
+    moves); with ``options[SAVERS]`` as well, it is first replaced by a saver (:func:`play_saver`).
+    With ``options[CUTOFF]`` and a ``heuristic`` (:mod:`gdl.players.uct.heuristic`), a playout stops
+    after that many moves and each role's reward is the heuristic's.
     """
     _, chosen, previous, _, rewards = scratch
     flipped, chosen_next = decisive[8], decisive[10]
