@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import copy
 import inspect
+import pickle
 from pathlib import Path
 
 import pytest
 
 import gdl
 from gdl.errors import KifSyntaxError
+from gdl.syntax.model import NO_SPELLINGS, Program
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 
@@ -58,3 +61,20 @@ def test_everything_exported_is_documented() -> None:
                 if not member.startswith("_") and callable(value):
                     assert inspect.getdoc(value), f"{name}.{member}"
     assert gdl.__version__ and gdl.__version__[0].isdigit()
+
+
+def test_a_program_without_spellings_deep_copies_and_pickles_as_one_without() -> None:
+    program = Program((), "<string>")
+    for copied in (copy.deepcopy(program), pickle.loads(pickle.dumps(program))):
+        assert copied == program and copied.spellings is NO_SPELLINGS and dict(copied.spellings) == {}
+
+
+@pytest.mark.parametrize("engine", ["datalog", "compiled"])
+def test_a_game_deep_copies_with_either_engine(engine: str) -> None:
+    # Gymnasium's registry deep-copies the game it is given.
+    game = gdl.load(GAMES / "buttons.kif", engine=engine)
+    copied = copy.deepcopy(game)
+    assert [str(role) for role in copied.roles] == [str(role) for role in game.roles]
+    assert sorted(map(str, copied.initial_state().legal_moves(copied.roles[0]))) == sorted(
+        map(str, game.initial_state().legal_moves(game.roles[0]))
+    )

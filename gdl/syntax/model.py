@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 
 from gdl.span import NO_SPAN, Span
 
@@ -31,8 +30,28 @@ __all__ = [
     "walk_terms",
 ]
 
+class _NoSpellings(Mapping[str, str]):
+    """The empty, immutable mapping of spellings, copied and pickled as itself (a mappingproxy cannot be
+    deep-copied, and Gymnasium's registry deep-copies the game it is given)."""
+
+    def __getitem__(self, name: str) -> str:
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __reduce__(self) -> str:
+        return "NO_SPELLINGS"
+
+    def __repr__(self) -> str:
+        return "NO_SPELLINGS"
+
+
 #: No respelling: every name as the canonical lower case spells it.
-NO_SPELLINGS: Mapping[str, str] = MappingProxyType({})
+NO_SPELLINGS: Mapping[str, str] = _NoSpellings()
 
 
 def _span() -> Span:
