@@ -78,6 +78,7 @@ def test_options_are_converted_to_their_types() -> None:
         ("uct:rave=-1", "bad uct player: uct rave must be at least 0, got -1"),
         ("uct:prior=-2", "bad uct player: uct prior must be at least 0, got -2"),
         ("uct:bias=-0.5", "bad uct player: uct bias must be at least 0, got -0.5"),
+        ("uct:savers=yes", "option 'savers' of uct player expects an integer, got 'yes'"),
     ],
 )
 def test_bad_descriptions_get_clear_errors(spec: str, message: str) -> None:
