@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.cli import at_a_terminal
 from support.protocol import request
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,6 +64,7 @@ class Command:
             [sys.executable, "-c", "import sys; from gdl.cli import main; sys.exit(main(sys.argv[1:]))",
              *argv],
             stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, start_new_session=True,
+            preexec_fn=at_a_terminal,
         )
         os.close(slave)
         self.out = bytearray()

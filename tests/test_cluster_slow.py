@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli import at_a_terminal
 
 ray = pytest.importorskip("ray")
 cluster_utils = pytest.importorskip("ray.cluster_utils")
@@ -78,7 +79,7 @@ def test_ctrl_c_stops_a_tournament_on_the_cluster_and_the_cluster_it_started() -
         "tournament", TICTACTOE, "-p", "mcts", "-p", "mcts", "-n", "20", "--play-clock", "1",
         "--cluster", "ray",
     ]
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=ROOT, preexec_fn=at_a_terminal)
     assert process.stderr is not None
     seen = ""
     while "1/20 matches" not in seen:  # the cluster runs matches

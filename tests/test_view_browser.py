@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from support.browser import chromium
+from support.cli import at_a_terminal
 
 import gdl
 from gdl.cli import main
@@ -150,6 +151,7 @@ class Command:
             text=True,
             env=env,
             cwd=ROOT,
+            preexec_fn=at_a_terminal,
         )
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)

@@ -15,6 +15,7 @@ from collections import deque
 from pathlib import Path
 
 import pytest
+from support.cli import at_a_terminal
 from support.clingo_gdl import ClingoGame
 from support.gdl2_games import MONTY_HALL
 
@@ -300,13 +301,12 @@ def test_check_dynamic_skips_games_with_errors(tmp_path: Path, capsys: pytest.Ca
 
 @pytest.mark.slow
 def test_ctrl_c_on_the_command_line_prints_the_partial_report(corpus: Path) -> None:
-    # A child of a non-interactive shell may inherit an ignored SIGINT; restore the default.
     command = [str(ROOT / ".venv/bin/gdl"), "check", "--dynamic", str(corpus / "games/eightpuzzle.kif")]
     process = subprocess.Popen(
         command,
         stdout=subprocess.PIPE,
         text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=at_a_terminal,
     )
     time.sleep(8)
     process.send_signal(signal.SIGINT)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 
 from gdl.cli import main
@@ -15,3 +17,10 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     captured = capsys.readouterr()
     assert "internal error" not in captured.err and "Traceback" not in captured.err
     return status, captured.out, captured.err
+
+
+def at_a_terminal() -> None:
+    """For ``Popen(preexec_fn=...)``: the child takes Ctrl-C as at a terminal. A child of a background
+    job of a non-interactive shell (a CI script run with ``&``) inherits an ignored SIGINT, and Python
+    keeps ignoring it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
