@@ -79,6 +79,8 @@ def test_options_are_converted_to_their_types() -> None:
         ("uct:prior=-2", "bad uct player: uct prior must be at least 0, got -2"),
         ("uct:bias=-0.5", "bad uct player: uct bias must be at least 0, got -0.5"),
         ("uct:savers=yes", "option 'savers' of uct player expects an integer, got 'yes'"),
+        ("uct:minimax=1.5", "bad uct player: uct minimax must be at most 1, got 1.5"),
+        ("uct:minimax=-0.1", "bad uct player: uct minimax must be at least 0, got -0.1"),
     ],
 )
 def test_bad_descriptions_get_clear_errors(spec: str, message: str) -> None:

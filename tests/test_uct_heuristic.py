@@ -5,15 +5,17 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pytest
 
 import gdl
 from gdl.engines.compiled import CompiledReasoner
 from gdl.game import Game
 from gdl.ground.grounding import term_of
 from gdl.players.uct import UctPlayer, warm_up
-from gdl.players.uct.heuristic import Heuristic, fit, piece_features
+from gdl.players.uct.heuristic import fit, piece_features
+from gdl.players.uct.layout import NO_ESTIMATE, NODES_USED
 from gdl.players.uct.player import goal_values
-from gdl.players.uct.tree import Tree
+from gdl.players.uct.tree import Heuristic, Tree
 
 #: Eight steps; at each ``a`` paints the step's cell red or blue (red adds one to the score) while ``b``
 #: bets heads or tails. The goals follow, as {goals} says, the score or b's last bet.
@@ -122,6 +124,20 @@ TURNS = PAINT.replace("(<= (legal b (bet ?s)) (side ?s))", "(legal b noop)").rep
 )
 
 
+def by_hand(reasoner: CompiledReasoner) -> Heuristic:
+    """The heuristic of TURNS by hand: a red cell is worth 0.1 to a and costs b as much, a blue one the
+    reverse; predictions centred on 0.5 with a spread of 0.1."""
+    features = piece_features(reasoner.net)
+    colours = [str(reasoner.net.fluents[bases[0]][-1]) for bases in features]
+    weights = np.array([[0.1 if c == "red" else -0.1 for c in colours],
+                        [-0.1 if c == "red" else 0.1 for c in colours]])
+    starts = np.cumsum([0, *(len(bases) for bases in features)]).astype(np.int32)
+    bases = np.array([b for group in features for b in group], dtype=np.int32)
+    return Heuristic(
+        starts, bases, weights, np.full(2, 0.5), 1.0, np.full(2, 0.1), np.zeros(2), np.full(2, 0.5)
+    )
+
+
 def test_a_moves_first_visit_adds_the_prior_of_the_state_it_leads_to() -> None:
     warm_up()
     game = gdl.parse(TURNS.replace("{goals}", BY_SCORE) + SUCC)
@@ -129,14 +145,7 @@ def test_a_moves_first_visit_adds_the_prior_of_the_state_it_leads_to() -> None:
     assert isinstance(reasoner, CompiledReasoner)
     tree = Tree(reasoner.kernel, goal_values(reasoner), 1000, 10_000, 5)
     root = tree.root(reasoner.initial())
-    features = piece_features(reasoner.net)
-    colours = [str(reasoner.net.fluents[bases[0]][-1]) for bases in features]
-    # By hand: a red cell is worth 0.1 to a and costs b as much, a blue one the reverse.
-    weights = np.array([[0.1 if c == "red" else -0.1 for c in colours],
-                        [-0.1 if c == "red" else 0.1 for c in colours]])
-    starts = np.cumsum([0, *(len(bases) for bases in features)]).astype(np.int32)
-    bases = np.array([b for group in features for b in group], dtype=np.int32)
-    tree.heuristic = Heuristic(starts, bases, weights, np.full(2, 0.5), 1.0, np.full(2, 0.1), np.zeros(2))
+    tree.heuristic = by_hand(reasoner)
     tree.search(root, 2, prior=1000)
     assert list(tree.heuristic.anchors) == [0.5, 0.5]  # no cell is painted at the root
     # Role a's legal outputs come first: an edge's output is its index in a's legal moves.
@@ -164,3 +173,70 @@ def test_uct_with_priors_keeps_a_weaker_heuristic_and_plays_legal_moves() -> Non
         state = state.next({"a": move, "b": "noop"})
     player.stop(state)
     assert state.goals()["a"] == 100, "painting red at every step wins"
+
+
+def test_cells_of_two_coordinates_add_a_count_per_line() -> None:
+    game = gdl.load("games/tictactoe.kif")
+    reasoner = game.reasoner
+    assert isinstance(reasoner, CompiledReasoner)
+    fluents = reasoner.net.fluents
+    features = piece_features(reasoner.net)
+    described = [{(fluents[b][-1], tuple(fluents[b][1:-1])) for b in bases} for bases in features]
+    # x, o and blank: a count each, then a count per row and per column of each (3 marks, 2 coordinates
+    # of 3 values).
+    assert len(features) == 3 + 3 * 2 * 3
+    for cells in described[:3]:
+        assert len(cells) == 9 and len({mark for mark, _ in cells}) == 1
+    for cells in described[3:]:
+        marks = {mark for mark, _ in cells}
+        rows, columns = {x for _, (x, _) in cells}, {y for _, (_, y) in cells}
+        assert len(cells) == 3 and len(marks) == 1 and (len(rows) == 1 or len(columns) == 1)
+
+
+def test_implicit_minimax_estimates_new_nodes_and_backs_up_the_best_child() -> None:
+    warm_up()
+    game = gdl.parse(TURNS.replace("{goals}", BY_SCORE) + SUCC)
+    reasoner = game.reasoner
+    assert isinstance(reasoner, CompiledReasoner)
+    tree = Tree(reasoner.kernel, goal_values(reasoner), 1000, 10_000, 5)
+    tree.heuristic = by_hand(reasoner)
+    root = tree.root(reasoner.initial())
+    tree.search(root, 2, minimax=0.5)
+    edges = {str(term_of(reasoner.net.legal[0][edge.output][0])): edge for edge in tree.edges(root, 0)}
+    red, blue = edges["(paint red)"].child, edges["(paint blue)"].child
+    # One red cell: a's prediction 0.6, one spread above the centre; b's one below.
+    above, below = 1 / (1 + np.exp(-1.0)), 1 / (1 + np.exp(1.0))
+    assert tree.value(red, 0) == pytest.approx(above) and tree.value(red, 1) == pytest.approx(below)
+    assert tree.value(blue, 0) == pytest.approx(below) and tree.value(blue, 1) == pytest.approx(above)
+    assert tree.value(root, 0) == pytest.approx(above), "a chooses at the root: its best child's value"
+    assert tree.value(root, 1) == pytest.approx(below)
+    # Deeper, each node a chooses at holds its best child's estimate (no state is reached two ways).
+    tree.search(root, 400, minimax=0.5)
+    checked = 0
+    for node in range(int(tree.meta[NODES_USED])):
+        if tree.solved(node) or not tree.expanded(node):
+            continue
+        children = [edge.child for edge in tree.edges(node, 0) if edge.child >= 0]
+        estimated = [tree.value(child, 0) for child in children if tree.value(child, 0) != NO_ESTIMATE]
+        if estimated:
+            assert tree.value(node, 0) == max(estimated)
+            checked += 1
+    assert checked >= 20
+
+
+def test_implicit_minimax_alone_follows_the_best_estimate() -> None:
+    warm_up()
+    game = gdl.parse(TURNS.replace("{goals}", BY_SCORE) + SUCC)
+    reasoner = game.reasoner
+    assert isinstance(reasoner, CompiledReasoner)
+    tree = Tree(reasoner.kernel, goal_values(reasoner), 1000, 10_000, 5)
+    tree.heuristic = by_hand(reasoner)
+    root = tree.root(reasoner.initial())
+    ran = tree.search(root, 200, exploration=0.0, minimax=1.0)
+    visits = {
+        str(term_of(reasoner.net.legal[0][edge.output][0])): edge.visits for edge in tree.edges(root, 0)
+    }
+    # With the estimate alone and no exploration, blue is tried once and red, better, takes the rest,
+    # down to a proven win.
+    assert visits == {"(paint red)": ran - 1, "(paint blue)": 1}
+    assert tree.solved(root) and tree.value(root, 0) == 1.0

@@ -2,9 +2,12 @@
 
 Candidate features are the base relations that look like pieces on cells: a relation of two or more
 arguments whose last argument takes a few constant values (``(cellholds 3 4 white)``: the count of
-``white`` cells is a feature, and that of ``black`` another). The search's own playouts from the
-initial state then give, for a state somewhere in each, the features' counts and, at its end, each
-role's goal;
+``white`` cells is a feature, and that of ``black`` another); where a cell has two or more coordinates,
+so are the counts of each value on each line of each coordinate (the ``white`` cells whose row is 4,
+those whose column is 3): a piece can be worth more in one row than in another (the held-out
+correlation with the goals is 0.45 in breakthrough and knightthrough with them, 0.22 without). The
+search's own playouts from the initial state then give, for a state somewhere in each, the features'
+counts and, at its end, each role's goal;
 a least-squares line per role predicts the goal from the counts. It is kept when, on the half of the
 playouts it was not fitted on, its predictions correlate with the goals (for every role) at least as
 much as its use asks; otherwise the game gets no heuristic. A playout can then stop after a number of
@@ -26,8 +29,8 @@ from gdl.ground.propnet import PropNet
 from gdl.players.uct.tree import Heuristic, Tree, no_heuristic
 
 #: The fewest and most values of a relation's last argument that make it a piece relation, and the most
-#: features kept.
-FEWEST_VALUES, MOST_VALUES, MOST_FEATURES = 2, 8, 16
+#: features kept (the counts per line are left out where they would pass it).
+FEWEST_VALUES, MOST_VALUES, MOST_FEATURES = 2, 8, 64
 #: The least correlation, on playouts not fitted on, between predicted and actual goals: for playouts cut
 #: off, and for node priors (breakthrough's piece counts correlate at about 0.2).
 LEAST_CORRELATION, LEAST_PRIOR_CORRELATION = 0.3, 0.1
@@ -36,18 +39,26 @@ FEWEST_PLAYOUTS, MOST_PLAYOUTS = 100, 20_000
 
 
 def piece_features(net: PropNet) -> list[list[int]]:
-    """The candidate features: per (relation, last argument value) of a piece relation, its base
-    propositions (see the module doc)."""
+    """The candidate features, as lists of base propositions: per (relation, last argument value) of a
+    piece relation, and per (relation, last argument value, coordinate, its value) where its cells have
+    two or more coordinates (see the module doc)."""
     groups: dict[tuple[str, int], dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    Line = tuple[str, int, str]  # a value, a coordinate's position, its value
+    lines: dict[tuple[str, int], dict[Line, list[int]]] = defaultdict(lambda: defaultdict(list))
     for b, fluent in enumerate(net.fluents):
         if isinstance(fluent, tuple) and len(fluent) >= 3 and all(isinstance(x, str) for x in fluent):
-            name, last = str(fluent[0]), str(fluent[-1])
-            groups[(name, len(fluent))][last].append(b)
-    features: list[list[int]] = []
-    for values in groups.values():
+            relation, last = (str(fluent[0]), len(fluent)), str(fluent[-1])
+            groups[relation][last].append(b)
+            if len(fluent) >= 4:  # a cell of one coordinate is its own line
+                for position in range(1, len(fluent) - 1):
+                    lines[relation][(last, position, str(fluent[position]))].append(b)
+    counts: list[list[int]] = []
+    per_line: list[list[int]] = []
+    for relation, values in groups.items():
         if FEWEST_VALUES <= len(values) <= MOST_VALUES:
-            features.extend(bases for bases in values.values() if len(bases) >= 2)
-    return features[:MOST_FEATURES]
+            counts.extend(bases for bases in values.values() if len(bases) >= 2)
+            per_line.extend(bases for bases in lines[relation].values() if len(bases) >= 2)
+    return counts[:MOST_FEATURES] if len(counts) + len(per_line) > MOST_FEATURES else counts + per_line
 
 
 def fit(
@@ -96,10 +107,12 @@ def fit(
     solution, *_ = np.linalg.lstsq(x, y, rcond=None)
     starts = np.cumsum([0, *(len(bases) for bases in features)]).astype(np.int32)
     bases = np.array([b for group in features for b in group], dtype=np.int32)
-    spreads = np.std(x @ solution, axis=0)
+    predictions = x @ solution
+    spreads = np.std(predictions, axis=0)
     if np.any(spreads == 0):
         return no_heuristic(roles)
     return Heuristic(
         starts, bases, np.ascontiguousarray(solution[:-1].T), np.ascontiguousarray(solution[-1]),
         min(correlations), np.ascontiguousarray(spreads), np.zeros(roles),
+        np.ascontiguousarray(predictions.mean(axis=0)),
     )

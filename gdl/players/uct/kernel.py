@@ -38,6 +38,8 @@ from gdl.players.uct.layout import (
     EDGES_USED,
     EXPANDED,
     FULL,
+    MINIMAX,
+    NO_ESTIMATE,
     NODES_USED,
     PRIOR,
     RAVE,
@@ -48,6 +50,7 @@ from gdl.players.uct.layout import (
 )
 from gdl.players.uct.playout_kernel import (
     below,
+    leaf_estimate,
     legal_count,
     legal_move,
     mast_update,
@@ -113,7 +116,7 @@ def insert(tree: Any, key: np.uint64, node: int) -> None:
 @_inline
 def add_node(data: Any, tree: Any, goal_values: Any, key: np.uint64, words: Any, goals: Any) -> int:
     """A node for the network's state (packed in ``words``, hash ``key``), or -1 when the tree is full;
-    a terminal state's goals are its value, and it is proven."""
+    a terminal state's goals are its value, and it is proven; any other has no estimate yet."""
     _, states, flags, visits, values, _, _, _, _, _, _, _, meta = tree
     used = meta[NODES_USED]
     # The table stays at most half full: its probes stay short.
@@ -127,6 +130,7 @@ def add_node(data: Any, tree: Any, goal_values: Any, key: np.uint64, words: Any,
     insert(tree, key, node)
     visits[node] = 0
     flags[node] = 0
+    values[node, :] = NO_ESTIMATE
     counters = live_network(data)
     sizes = section(data, SIZES)
     stuck = False
@@ -212,14 +216,15 @@ def amaf_edge(tree: Any, ref: int, role: int, move: int) -> int:
 @_inline
 def select(
     tree: Any, amaf: Any, node: int, role: int, chance: int, exploration: float, meta: Any, ref: int,
-    bias: float,
+    bias: float, alpha: float,
 ) -> int:
     """The edge ``role`` takes at ``node``: a proven child at its value and no more, nature at random.
     Without move averages (``ref`` < 0), untried moves first (at random), then the highest UCB1 score
     on the role's own statistics (decoupled). With them (GRAVE), each move's mean is blended with its
     move average at node ``ref`` (all-moves-as-first: the rewards of the iterations that played it
     there or later), whose weight falls as the move's own visits grow (``bias``); a move with neither
-    is tried first; ties go at random."""
+    is tried first; ties go at random. With implicit minimax (``alpha`` > 0), a move's mean weighs its
+    child's minimax estimate (where it has one) by ``alpha``."""
     _, _, flags, visits, values, _, first, counts, moves, edge_visits, edge_sums, children, _ = tree
     start = first[node, role]
     count = counts[node, role]
@@ -252,11 +257,16 @@ def select(
             # A proven child needs no exploring: its value is known.
             score = values[child, role]
         elif ref < 0:
-            score = edge_sums[e] / n + exploration * np.sqrt(log_n / n)
+            mean = edge_sums[e] / n
+            if alpha > 0.0 and child >= 0 and values[child, role] != NO_ESTIMATE:
+                mean += alpha * (values[child, role] - mean)
+            score = mean + exploration * np.sqrt(log_n / n)
         else:
             average = e if ref == node else amaf_edge(tree, ref, role, moves[e])
             played = amaf_visits[average] if average >= 0 else 0
             mean = edge_sums[e] / n if n > 0 else 0.0
+            if alpha > 0.0 and n > 0 and child >= 0 and values[child, role] != NO_ESTIMATE:
+                mean += alpha * (values[child, role] - mean)
             if played > 0:
                 beta = played / (played + n + bias * played * n)
                 score = (1.0 - beta) * mean + beta * amaf_sums[average] / played
@@ -292,6 +302,26 @@ def prove(tree: Any, node: int) -> None:
         for r in range(values.shape[1]):
             values[node, r] = values[best, r]
         flags[node] |= SOLVED
+
+
+@_inline
+def back_up_estimate(tree: Any, node: int) -> None:
+    """Implicit minimax: an unproven ``node`` where one role chooses takes the estimate of its child
+    best for that role, among the children that have one."""
+    _, _, flags, _, values, mover, first, counts, _, _, _, children, _ = tree
+    role = mover[node]
+    if flags[node] & SOLVED or not flags[node] & EXPANDED or role == SIMULTANEOUS:
+        return
+    best = -1
+    for e in range(first[node, role], first[node, role] + counts[node, role]):
+        child = children[e]
+        if child < 0 or values[child, role] == NO_ESTIMATE:
+            continue
+        if best < 0 or values[child, role] > values[best, role]:
+            best = child
+    if best >= 0:
+        for r in range(values.shape[1]):
+            values[node, r] = values[best, r]
 
 
 @_jit
@@ -369,7 +399,7 @@ def search(
     uses none), a stamp per legal output and one more for the count, and each role's reference node;
     ``decisive``: the watched literals of :mod:`gdl.players.uct.decisive` and room for a step's flips;
     ``heuristic``: the arrays of :mod:`gdl.players.uct.heuristic` (playouts cut off by it, priors
-    given by it);
+    given by it, implicit minimax's leaves estimated by it);
     ``options``: the fields of :data:`gdl.players.uct.layout.CHANCE` and the others.
     """
     _, _, flags, visits, values, mover, _, counts, edge_moves, edge_visits, edge_sums, children, meta = tree
@@ -384,6 +414,7 @@ def search(
     bias = options[BIAS]
     refs = amaf[3]
     weight = int(options[PRIOR]) if heuristic[0].shape[0] > 1 else 0
+    alpha = options[MINIMAX] if heuristic[0].shape[0] > 1 else 0.0
     if weight > 0:
         for role in range(roles):
             heuristic[5][role] = predict(saved, heuristic, role)
@@ -414,7 +445,7 @@ def search(
                     if visits[node] >= reference and counts[node, role] > 1:
                         refs[role] = node
                     ref = refs[role] if refs[role] >= 0 else node
-                edge = select(tree, amaf, node, role, chance, exploration, meta, ref, bias)
+                edge = select(tree, amaf, node, role, chance, exploration, meta, ref, bias, alpha)
                 path[depth, 1 + role] = edge
                 chosen[role] = edge_moves[edge]
             depth += 1
@@ -430,6 +461,9 @@ def search(
                 created = child < 0
                 if created:
                     child = add_node(data, tree, goal_values, key, words, goals)
+                    if alpha > 0.0 and child >= 0 and not flags[child] & SOLVED:
+                        for role in range(roles):
+                            values[child, role] = leaf_estimate(live, heuristic, role)
                 if child >= 0 and edge >= 0:
                     children[edge] = child
                 if child < 0 or created:
@@ -456,6 +490,8 @@ def search(
                 mast[0][edge_moves[edge]] += rewards[role]
                 mast[1][edge_moves[edge]] += 1.0
             prove(tree, node)
+            if alpha > 0.0:
+                back_up_estimate(tree, node)
         if depth == 0:
             visits[root] += 1
     return done
@@ -510,82 +546,3 @@ def amaf_update(
                 if seen[edge_moves[e]] == stamp:
                     amaf_visits[e] += 1
                     amaf_sums[e] += rewards[role]
-
-
-@_jit
-def keep_subtree(tree: Any, amaf: Any, root: int, words: Any, kept: Any, queue: Any, edge_at: Any) -> int:
-    """Keep only ``root`` and the nodes its edges lead to, at any depth (the children of a node where
-    several roles choose at once are not linked, and go), with their edges' move averages where
-    ``amaf`` keeps them; the root's new number.
-
-    The nodes and edges kept move down in their order, so that each moves to a place already free, and
-    the transposition table is filled again. ``kept`` (a slot per node) and ``queue`` (as many) are
-    scratch; ``edge_at`` (a slot per edge used) receives each kept edge's new place; ``words`` holds a
-    packed state.
-    """
-    table, states, flags, visits, values, mover, first, counts = tree[:8]
-    moves, edge_visits, edge_sums, children, meta = tree[8:]
-    nodes = meta[NODES_USED]
-    roles = first.shape[1]
-    edges = meta[EDGES_USED]
-    # The nodes kept and their edges, marked 0 (else -1); then each numbered in its order.
-    kept[:nodes] = -1
-    edge_at[:edges] = -1
-    kept[root] = 0
-    queue[0] = root
-    head, tail = 0, 1
-    while head < tail:
-        node = queue[head]
-        head += 1
-        if not flags[node] & EXPANDED:
-            continue
-        for role in range(roles):
-            for e in range(first[node, role], first[node, role] + counts[node, role]):
-                edge_at[e] = 0
-                child = children[e]
-                if child >= 0 and kept[child] < 0:
-                    kept[child] = 0
-                    queue[tail] = child
-                    tail += 1
-    averaged = amaf[0].shape[0] > 0
-    placed = 0
-    for e in range(edges):
-        if edge_at[e] == 0:
-            edge_at[e] = placed
-            moves[placed] = moves[e]
-            edge_visits[placed] = edge_visits[e]
-            edge_sums[placed] = edge_sums[e]
-            children[placed] = children[e]
-            if averaged:
-                amaf[0][placed] = amaf[0][e]
-                amaf[1][placed] = amaf[1][e]
-            placed += 1
-    numbered = 0
-    for node in range(nodes):
-        if kept[node] == 0:
-            kept[node] = numbered
-            for w in range(states.shape[1]):
-                states[numbered, w] = states[node, w]
-            flags[numbered] = flags[node]
-            visits[numbered] = visits[node]
-            mover[numbered] = mover[node]
-            for role in range(roles):
-                values[numbered, role] = values[node, role]
-                counts[numbered, role] = counts[node, role]
-                if flags[node] & EXPANDED and counts[node, role] > 0:
-                    first[numbered, role] = edge_at[first[node, role]]
-                else:
-                    first[numbered, role] = placed
-            numbered += 1
-    for e in range(placed):
-        if children[e] >= 0:
-            children[e] = kept[children[e]]
-    table[:] = -1
-    for node in range(numbered):
-        for w in range(words.shape[0]):
-            words[w] = states[node, w]
-        insert(tree, words_hash(words), node)
-    meta[NODES_USED] = numbered
-    meta[EDGES_USED] = placed
-    meta[FULL] = 0
-    return int(kept[root])

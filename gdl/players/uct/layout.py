@@ -22,5 +22,8 @@ WIN = 1.0
 #: (0: no move averages in the selection); GRAVE's bias, how fast a move's own mean takes over from them;
 #: how many visits a heuristic prior adds to a move at its first visit (0: none); whether a move that
 #: lets the next role win at once is replaced by a saver first (a move that flips what the winning
-#: move's legality reads).
-CHANCE, GREED, DECISIVE, TRIES, ANTI, CUTOFF, RAVE, BIAS, PRIOR, SAVERS = range(10)
+#: move's legality reads); the weight of the implicit minimax value of a move's child in its mean (0:
+#: none).
+CHANCE, GREED, DECISIVE, TRIES, ANTI, CUTOFF, RAVE, BIAS, PRIOR, SAVERS, MINIMAX = range(11)
+#: The value of a node that has no heuristic estimate (its children's, once they have one, is backed up).
+NO_ESTIMATE = -1.0

@@ -104,7 +104,11 @@ class UctPlayer(Player):
     (0: none; fitted as for ``cutoff``, and kept on a weaker correlation); ``savers`` (int, 0 or 1)
     whether a playout move after which the next role wins at once is first replaced by a move that
     flips what the winning move's legality reads (a capture of the piece about to win), trying at most
-    ``anti`` of them, rather than by redraws: where no saver helps, the move drawn stands.
+    ``anti`` of them, rather than by redraws: where no saver helps, the move drawn stands; ``minimax``
+    (float, 0 to 1) the weight of implicit minimax in a move's mean: each new node starts with the
+    material heuristic's estimate of its state, each node takes the estimate of its child best for its
+    role, and the selection blends a move's mean with its child's estimate by that weight (0: none;
+    fitted as for ``prior``).
     """
 
     name = "uct"
@@ -127,6 +131,7 @@ class UctPlayer(Player):
         bias: float = 1e-4,
         prior: int = 0,
         savers: int = 0,
+        minimax: float = 0.0,
     ) -> None:
         at_least("uct", "c", c, 0)
         at_least("uct", "tries", tries, 1)
@@ -144,10 +149,11 @@ class UctPlayer(Player):
         self.savers = int(bool(savers))
         at_least("uct", "prior", prior, 0)
         self.prior = prior
-        at_least("uct", "greed", greed, 0)
-        if greed > 1:
-            raise ValueError(f"uct greed must be at most 1, got {greed:g}")
-        self.greed = greed
+        for name, share in (("greed", greed), ("minimax", minimax)):
+            at_least("uct", name, share, 0)
+            if share > 1:
+                raise ValueError(f"uct {name} must be at most 1, got {share:g}")
+        self.greed, self.minimax = greed, minimax
         at_least("uct", "memory", memory, 16)
         at_least("uct", "margin", margin, 0)
         at_least("uct", "iterations", iterations, 1)
@@ -191,7 +197,7 @@ class UctPlayer(Player):
             self._fallback.start(game, role, max(0.0, start_clock - (time.monotonic() - begun)), play_clock)
             self._info = self._fallback.info()
             return
-        if self.cutoff > 0 or self.prior > 0:
+        if self.cutoff > 0 or self.prior > 0 or self.minimax > 0:
             self._fit_heuristic(min(HEURISTIC_SECONDS, HEURISTIC_SHARE * start_clock))
         # The start clock searches the initial state: its tree is kept for the first move.
         root, _ = self._think(self.game.initial_state(), begun + 0.9 * start_clock - self.margin)
@@ -230,7 +236,7 @@ class UctPlayer(Player):
         tree.heuristic = fit(
             piece_features(compiled.net), tree, seconds, self.rng.randrange(1 << 32), chance=self._chance,
             greed=self.greed, decisive=self.decisive, tries=self.tries, anti=self.anti, savers=self.savers,
-            least=LEAST_PRIOR_CORRELATION if self.prior > 0 else LEAST_CORRELATION,
+            least=LEAST_PRIOR_CORRELATION if self.prior > 0 or self.minimax > 0 else LEAST_CORRELATION,
         )
         self._info = {**self._info, "heuristic": round(tree.heuristic.correlation, 2)}
 
@@ -377,7 +383,7 @@ class UctPlayer(Player):
             ran = tree.search(
                 root, wanted, self._chance, self.c, self.greed, self.decisive, self.tries, self.anti,
                 self.cutoff if tree.heuristic.correlation >= LEAST_CORRELATION else 0, self.rave, self.bias,
-                self.prior, self.savers,
+                self.prior, self.savers, self.minimax,
             )
             done += ran
             took = time.monotonic() - now
@@ -459,7 +465,7 @@ def warm_up() -> float:
         compiled.kernel, goal_values(compiled), 64, 256, 1, watch=watch(compiled.kernel), averages=True
     )
     root = tree.root(compiled.initial())
-    tree.search(root, 4, greed=0.5, decisive=1, anti=1, cutoff=2, rave=1, prior=2, savers=1)
+    tree.search(root, 4, greed=0.5, decisive=1, anti=1, cutoff=2, rave=1, prior=2, savers=1, minimax=0.5)
     tree.keep(root)
     tree.sample(np.full(2, 1, dtype=np.int64), decisive=1)
     return time.perf_counter() - started

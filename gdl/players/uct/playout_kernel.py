@@ -455,6 +455,14 @@ def predict(counters: Any, heuristic: Any, role: int) -> float:
 
 
 @_inline
+def leaf_estimate(counters: Any, heuristic: Any, role: int) -> float:
+    """``role``'s value of the network's state as implicit minimax starts it at a leaf: the logistic of
+    the heuristic's prediction less its mean over the states fitted on, in spreads."""
+    distance = (predict(counters, heuristic, role) - heuristic[6][role]) / heuristic[4][role]
+    return float(1.0 / (1.0 + np.exp(-distance)))
+
+
+@_inline
 def playout(
     data: Any,
     goal_values: Any,

@@ -55,8 +55,9 @@ class Edge:
 class Heuristic:
     """Each feature's base propositions (``bases[starts[f]:starts[f + 1]]``), and per role the weight of
     each feature's count and an intercept: the predicted reward in [0, 1] (clipped); the spread of the
-    predictions over the states fitted on; and room for each role's prediction at the search's root (the
-    kernel's, which node priors are relative to)."""
+    predictions over the states fitted on; room for each role's prediction at the search's root (the
+    kernel's, which node priors are relative to); and the mean of the predictions over the states fitted
+    on (a state's estimate for implicit minimax is the logistic of its distance from it, in spreads)."""
 
     starts: npt.NDArray[np.int32]
     bases: npt.NDArray[np.int32]
@@ -66,17 +67,21 @@ class Heuristic:
     correlation: float
     spreads: npt.NDArray[np.float64]
     anchors: npt.NDArray[np.float64]
+    centers: npt.NDArray[np.float64]
 
     def as_tuple(self) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.float64],
-                                npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-        return self.starts, self.bases, self.weights, self.intercepts, self.spreads, self.anchors
+                                npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
+                                npt.NDArray[np.float64]]:
+        return (
+            self.starts, self.bases, self.weights, self.intercepts, self.spreads, self.anchors, self.centers
+        )
 
 
 def no_heuristic(roles: int) -> Heuristic:
     """No feature: playouts are never cut off, nodes get no prior."""
     return Heuristic(
         np.zeros(1, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros((roles, 0)), np.zeros(roles), 0.0,
-        np.ones(roles), np.zeros(roles),
+        np.ones(roles), np.zeros(roles), np.zeros(roles),
     )
 
 
@@ -155,7 +160,7 @@ class Tree:
             np.zeros(outputs + 1, dtype=np.int64),
             np.zeros(roles, dtype=np.int64),
         )
-        self.options = np.zeros(10, dtype=np.float64)
+        self.options = np.zeros(11, dtype=np.float64)
         #: The material heuristic that scores playouts cut off (none: never cut off).
         self.heuristic = no_heuristic(roles)
         self.table, self.states, self.flags, self.visits, self.values = self.arrays[:5]
@@ -187,9 +192,11 @@ class Tree:
         """Forget every node but ``root`` and those its edges lead to, at any depth (below a node where
         several roles choose at once, only the node itself is kept: its children are found by state); the
         root's new number. What is kept keeps its statistics and proofs."""
+        from gdl.players.uct.reuse_kernel import keep_subtree
+
         nodes, edges = int(self.meta[NODES_USED]), int(self.meta[EDGES_USED])
         return int(
-            _kernels().keep_subtree(
+            keep_subtree(
                 self.arrays, self.amaf, root, self.scratch[0], np.empty(nodes, dtype=np.int32),
                 np.empty(nodes, dtype=np.int32), np.empty(max(1, edges), dtype=np.int32),
             )
@@ -216,6 +223,7 @@ class Tree:
         bias: float = 1e-4,
         prior: int = 0,
         savers: int = 0,
+        minimax: float = 0.0,
     ) -> int:
         """Up to ``iterations`` iterations from ``root`` (fewer once it is proven); how many ran.
         ``chance``: the role of nature (-1: none); ``exploration``: UCB1's constant; ``greed``: how
@@ -229,10 +237,12 @@ class Tree:
         mean takes over from its average as its visits grow; ``prior``: how many visits a move's first
         visit adds at the value :attr:`heuristic` gives its child, relative to the root (0: none);
         ``savers``: whether a move after which the next role to move wins at once is first replaced by
-        a saver (:func:`gdl.players.uct.playout_kernel.play_saver`), before the redraws."""
+        a saver (:func:`gdl.players.uct.playout_kernel.play_saver`), before the redraws; ``minimax``:
+        the weight of the implicit minimax value of a move's child, as :attr:`heuristic` estimates the
+        leaves, in the move's mean (0: none)."""
         if rave > 0 and len(self.amaf[0]) < len(self.moves):
             raise ValueError("uct: a tree without move averages cannot search with rave")
-        self._set_options(chance, greed, decisive, tries, anti, cutoff, rave, bias, prior, savers)
+        self._set_options(chance, greed, decisive, tries, anti, cutoff, rave, bias, prior, savers, minimax)
         return int(
             _kernels().search(
                 self.data, self.arrays, self.goal_values, self.scratch, self.path, self.mast, self.amaf,
@@ -276,8 +286,9 @@ class Tree:
         bias: float = 0.0,
         prior: float = 0,
         savers: float = 0,
+        minimax: float = 0.0,
     ) -> None:
-        self.options[:] = (chance, greed, decisive, tries, anti, cutoff, rave, bias, prior, savers)
+        self.options[:] = (chance, greed, decisive, tries, anti, cutoff, rave, bias, prior, savers, minimax)
 
     def fade(self, factor: float) -> None:
         """Scale the MAST statistics by ``factor``: what earlier moves taught weighs less."""
@@ -295,7 +306,8 @@ class Tree:
         return bool(self.flags[node] & TERMINAL_NODE)
 
     def value(self, node: int, role: int) -> float:
-        """The proven value of ``node`` for ``role`` (meaningful once it is proven)."""
+        """The proven value of ``node`` for ``role`` once it is proven; before, its implicit minimax
+        estimate (:data:`gdl.players.uct.layout.NO_ESTIMATE` where it has none)."""
         return float(self.values[node, role])
 
     def edges(self, node: int, role: int) -> list[Edge]:
