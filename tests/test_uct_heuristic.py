@@ -15,7 +15,7 @@ from gdl.players.uct import UctPlayer, warm_up
 from gdl.players.uct.heuristic import fit, piece_features
 from gdl.players.uct.layout import NO_ESTIMATE, NODES_USED
 from gdl.players.uct.player import goal_values
-from gdl.players.uct.tree import Heuristic, Tree
+from gdl.players.uct.tree import Edge, Heuristic, Tree
 
 #: Eight steps; at each ``a`` paints the step's cell red or blue (red adds one to the score) while ``b``
 #: bets heads or tails. The goals follow, as {goals} says, the score or b's last bet.
@@ -193,16 +193,25 @@ def test_cells_of_two_coordinates_add_a_count_per_line() -> None:
         assert len(cells) == 3 and len(marks) == 1 and (len(rows) == 1 or len(columns) == 1)
 
 
-def test_implicit_minimax_estimates_new_nodes_and_backs_up_the_best_child() -> None:
+
+def estimated_tree() -> tuple[CompiledReasoner, Tree, int]:
+    """TURNS won by the score, its tree with :func:`by_hand`'s heuristic, and the initial state's node."""
     warm_up()
-    game = gdl.parse(TURNS.replace("{goals}", BY_SCORE) + SUCC)
-    reasoner = game.reasoner
+    reasoner = gdl.parse(TURNS.replace("{goals}", BY_SCORE) + SUCC).reasoner
     assert isinstance(reasoner, CompiledReasoner)
     tree = Tree(reasoner.kernel, goal_values(reasoner), 1000, 10_000, 5)
     tree.heuristic = by_hand(reasoner)
-    root = tree.root(reasoner.initial())
+    return reasoner, tree, tree.root(reasoner.initial())
+
+
+def a_moves(reasoner: CompiledReasoner, tree: Tree, node: int) -> dict[str, Edge]:
+    """Role a's edges at ``node`` by their move (a's legal outputs are its moves' indexes)."""
+    return {str(term_of(reasoner.net.legal[0][edge.output][0])): edge for edge in tree.edges(node, 0)}
+
+def test_implicit_minimax_estimates_new_nodes_and_backs_up_the_best_child() -> None:
+    reasoner, tree, root = estimated_tree()
     tree.search(root, 2, minimax=0.5)
-    edges = {str(term_of(reasoner.net.legal[0][edge.output][0])): edge for edge in tree.edges(root, 0)}
+    edges = a_moves(reasoner, tree, root)
     red, blue = edges["(paint red)"].child, edges["(paint blue)"].child
     # One red cell: a's prediction 0.6, one spread above the centre; b's one below.
     above, below = 1 / (1 + np.exp(-1.0)), 1 / (1 + np.exp(1.0))
@@ -225,17 +234,9 @@ def test_implicit_minimax_estimates_new_nodes_and_backs_up_the_best_child() -> N
 
 
 def test_implicit_minimax_alone_follows_the_best_estimate() -> None:
-    warm_up()
-    game = gdl.parse(TURNS.replace("{goals}", BY_SCORE) + SUCC)
-    reasoner = game.reasoner
-    assert isinstance(reasoner, CompiledReasoner)
-    tree = Tree(reasoner.kernel, goal_values(reasoner), 1000, 10_000, 5)
-    tree.heuristic = by_hand(reasoner)
-    root = tree.root(reasoner.initial())
+    reasoner, tree, root = estimated_tree()
     ran = tree.search(root, 200, exploration=0.0, minimax=1.0)
-    visits = {
-        str(term_of(reasoner.net.legal[0][edge.output][0])): edge.visits for edge in tree.edges(root, 0)
-    }
+    visits = {move: edge.visits for move, edge in a_moves(reasoner, tree, root).items()}
     # With the estimate alone and no exploration, blue is tried once and red, better, takes the rest,
     # down to a proven win.
     assert visits == {"(paint red)": ran - 1, "(paint blue)": 1}
