@@ -253,20 +253,18 @@ def select(
         e = start + (k + offset) % count
         n = edge_visits[e]
         child = children[e]
+        mean = edge_sums[e] / n if n > 0 else 0.0
+        if alpha > 0.0 and n > 0 and child >= 0 and values[child, role] != NO_ESTIMATE:
+            mean += alpha * (values[child, role] - mean)
         if child >= 0 and flags[child] & SOLVED:
             # A proven child needs no exploring: its value is known.
             score = values[child, role]
         elif ref < 0:
-            mean = edge_sums[e] / n
-            if alpha > 0.0 and child >= 0 and values[child, role] != NO_ESTIMATE:
-                mean += alpha * (values[child, role] - mean)
+            # Untried moves were taken above, so n > 0 here.
             score = mean + exploration * np.sqrt(log_n / n)
         else:
             average = e if ref == node else amaf_edge(tree, ref, role, moves[e])
             played = amaf_visits[average] if average >= 0 else 0
-            mean = edge_sums[e] / n if n > 0 else 0.0
-            if alpha > 0.0 and n > 0 and child >= 0 and values[child, role] != NO_ESTIMATE:
-                mean += alpha * (values[child, role] - mean)
             if played > 0:
                 beta = played / (played + n + bias * played * n)
                 score = (1.0 - beta) * mean + beta * amaf_sums[average] / played

@@ -24,6 +24,7 @@ from gdl.players.uct.layout import (
     EDGES_USED,
     EXPANDED,
     FULL,
+    MINIMAX,
     NODES_USED,
     RANDOM,
     SIMULTANEOUS,
@@ -160,7 +161,7 @@ class Tree:
             np.zeros(outputs + 1, dtype=np.int64),
             np.zeros(roles, dtype=np.int64),
         )
-        self.options = np.zeros(11, dtype=np.float64)
+        self.options = np.zeros(MINIMAX + 1, dtype=np.float64)
         #: The material heuristic that scores playouts cut off (none: never cut off).
         self.heuristic = no_heuristic(roles)
         self.table, self.states, self.flags, self.visits, self.values = self.arrays[:5]
