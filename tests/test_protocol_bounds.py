@@ -26,6 +26,7 @@ from support.hostile import DOUBLING, self_negation, tree
 from support.protocol import FirstLegal, SlowStart, request, serving, session_processes
 
 import gdl.protocol.server as server_module
+import gdl.protocol.session as session_module
 from gdl.cli import main
 from gdl.errors import ProtocolError
 from gdl.players import make_player
@@ -265,7 +266,7 @@ def test_sigterm_ends_the_server_and_every_process_it_started() -> None:
 
 
 def test_the_server_logs_nothing_raw(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG, logger="gdl.protocol.server")
+    caplog.set_level(logging.DEBUG, logger="gdl.protocol")
     with serving(PlayerServer(FirstLegal)) as url:
         for body in (b"(ABORT x\x1b[31m)", b"(PLAY \x1b]0;owned\x07 NIL)", b"(STOP m\x00 NIL)"):
             assert post(url, body)[0] == 400
@@ -278,13 +279,13 @@ def test_a_move_that_doubles_every_step_ends_at_the_bound_not_in_the_server(
 ) -> None:
     # A slow referee is still on the previous turn when the player fails at the bound: the answer must
     # not depend on which of them finishes first.
-    follow = server_module._Referee.legal
+    follow = session_module.Referee.legal
 
-    def slow_legal(referee: server_module._Referee, history: tuple[object, ...]) -> tuple[Term, ...]:
+    def slow_legal(referee: session_module.Referee, history: tuple[object, ...]) -> tuple[Term, ...]:
         time.sleep(referee_delay)
         return follow(referee, history)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(server_module._Referee, "legal", slow_legal)
+    monkeypatch.setattr(session_module.Referee, "legal", slow_legal)
     # The Datalog engine at once: the compiled engine's analyses of this game take seconds.
     server = PlayerServer(
         partial(make_player, "legal"), capacity=2, processes=True, limits=SMALL, engine="datalog"

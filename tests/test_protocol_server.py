@@ -137,7 +137,7 @@ def test_info_is_busy_while_capacity_matches_run() -> None:
 
 
 def test_each_exchange_is_logged_at_debug_level(url: str, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG, logger="gdl.protocol.server")
+    caplog.set_level(logging.DEBUG, logger="gdl.protocol")
     post(url, "(INFO)")
     lines = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
     assert any(line.endswith("<- (INFO)") for line in lines)  # KIF, as gdl host logs it

@@ -31,6 +31,7 @@ from gdl.errors import PlayerConnectionError, PlayerTimeoutError, ProtocolError
 from gdl.game import Game, State
 from gdl.match import Match, MatchRecord
 from gdl.players import Player, make_player
+from gdl.protocol.http import shorten
 from gdl.protocol.messages import (
     Abort,
     Message,
@@ -42,7 +43,6 @@ from gdl.protocol.messages import (
     format_message,
     parse_move,
 )
-from gdl.protocol.server import shorten
 from gdl.syntax.model import Term
 from gdl.views import View, plays_with_views
 

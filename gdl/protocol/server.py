@@ -26,30 +26,23 @@ are refused unless ``cors``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import os
 import random
-import socket
 import time
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, NoReturn, TypeVar
-from urllib.parse import unquote
 
 from aiohttp import web
-from aiohttp.http_exceptions import HttpProcessingError
 
 from gdl.engines.warm import warm_up
 from gdl.errors import LimitExceeded, ProtocolError
 from gdl.game import CHANCE_ROLE
 from gdl.players.base import Player
 from gdl.players.uct import warm_up as warm_up_search
+from gdl.protocol.http import HttpFront, RunningServer, _Busy, shorten, start_server
 from gdl.protocol.messages import (
-    HEAD,
-    MAX_RULES_MESSAGE,
     Abort,
     Info,
     Message,
@@ -63,49 +56,31 @@ from gdl.protocol.messages import (
     message_head,
     parse_message,
 )
-from gdl.protocol.seats import (
-    Checked,
-    Checker,
-    ProcessFollower,
-    ProcessSeat,
-    Seat,
-    Seen,
-    Step,
-    ThreadSeat,
-    as_text,
+from gdl.protocol.seats import Checked, Checker, ProcessSeat, Seat, Seen, Step, ThreadSeat, as_text
+from gdl.protocol.session import (
+    Referee,
+    Session,
+    _Unfollowable,
+    allow,
+    call_result,
+    end,
+    idle,
+    lost,
+    note_followed,
+    player_failure,
+    quietly,
+    step_size,
 )
 from gdl.syntax.model import Term
 from gdl.syntax.spelling import spell
-from gdl.workers import (
-    CHECKER_NICENESS,
-    DEFAULT_LIMITS,
-    Limits,
-    WorkerProcess,
-    prepare_processes,
-)
+from gdl.workers import CHECKER_NICENESS, DEFAULT_LIMITS, Limits, WorkerProcess, prepare_processes
+
+# The server's entry points, with the HTTP side's (:mod:`gdl.protocol.http`) it is started by.
+__all__ = ["PlayerServer", "RunningServer", "shorten", "start_server"]
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-#: Replies use the content type of the GGP protocol.
-HEADERS = {"Content-Type": "text/acl"}
-
-#: The CORS headers that ggp-base sends, so that browser-based game managers may talk to the player;
-#: only with ``cors=True`` (``--cors``), since they also let any web page the operator visits start
-#: matches.
-CORS_HEADERS = {
-    **HEADERS,
-    "Access-Control-Allow-Origin": "*",
-    "Access-Control-Allow-Methods": "POST, GET, OPTIONS",
-    "Access-Control-Allow-Headers": "Content-Type",
-    "Access-Control-Allow-Age": "86400",
-    "Access-Control-Max-Age": "86400",
-}
-
-#: The content type of GGP messages: a POST of any other is refused (unless ``cors``), since a web page
-#: can make a browser post text/plain forms anywhere without asking.
-GGP_CONTENT_TYPE = "text/acl"
 
 #: Seconds of silence (plus ten play clocks) after which a match counts as abandoned by its manager...
 ABANDONED_AFTER = 600.0
@@ -138,106 +113,7 @@ KEPT_CHECKS = 8
 INLINE_BODY = 4096
 
 
-def shorten(text: str, limit: int = 200) -> str:
-    """A message cut short for a log line or a record, control characters escaped (a reply from the
-    network must not reach a terminal raw: escape sequences can rewrite what it shows)."""
-    text = " ".join(text.split())
-    text = text if len(text) <= limit else text[:limit] + "..."
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
-class _Unfollowable(Exception):
-    """The seat or the referee cannot play the joint moves the manager reports (they are illegal)."""
-
-
-class _Busy(ProtocolError):
-    """A START or PREVIEW beyond the server's capacity."""
-
-
-class _Refused(ProtocolError):
-    """A request refused whatever it says, with its HTTP status: too large, or from a web page."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class _Referee:
-    """The server's own follower of a match, without a player, in a worker process: it says what is
-    legal when the player cannot (its process died, or it is still busy), so that the server can still
-    answer. A process seat's referee loads the game at START and follows each step as it arrives, so that
-    the legal moves are ready before the player can fail; a thread seat's is made only once its player
-    has overrun a turn. Each of its calls has a CPU-time allowance of its own: ``load_seconds`` to load
-    the game, ``clock`` to follow."""
-
-    def __init__(
-        self, rules: str, role: str, engine: str, limits: Limits, load_seconds: float, clock: float
-    ) -> None:
-        self.follower = ProcessFollower(rules, role, engine, limits)
-        self.load_seconds = load_seconds
-        self.clock = clock
-        self.opened = False
-        self.load_failure: str | None = None
-        #: How many steps of the match it has followed and the legal moves after them; None before.
-        self.known: tuple[int, tuple[Term, ...]] | None = None
-        self.pending: asyncio.Future[tuple[Term, ...]] | None = None
-        #: How many steps of the match the pending call follows to.
-        self.pending_to = 0
-
-    @property
-    def failure(self) -> str | None:
-        """Why the referee cannot follow the match: it broke a limit, or could not load the game."""
-        return self.follower.worker.failure or self.load_failure
-
-    def legal(self, history: tuple[Step, ...]) -> tuple[Term, ...]:
-        """The legal moves after ``history``; called in a worker thread, one call at a time."""
-        if not self.opened:
-            try:
-                self.follower.open(self.load_seconds, self.clock)
-            except ProtocolError as problem:
-                self.load_failure = str(problem)
-                raise
-            self.opened = True
-        legal = self.follower.follow(history[self.known[0] if self.known else 0 :])
-        self.known = (len(history), legal)
-        return legal
-
-
-@dataclass
-class _Session:
-    """One match as this server plays it."""
-
-    rules: str
-    roles: tuple[str, ...]
-    role: str
-    seat: Seat
-    play_clock: float
-    #: The rules' spelling of names, for the moves the server answers with.
-    spellings: Mapping[str, str]
-    turn: int = 0
-    #: The CPU seconds the player's clocks allowed it so far (see :func:`_allow`), and when the latest
-    #: clock ends (a monotonic instant).
-    allowed: float = 0.0
-    clock_end: float = field(default_factory=time.monotonic)
-    last_seen: float = field(default_factory=time.monotonic)
-    #: Every step of the match so far (joint moves, or GDL-II moves and percepts) as text, a hundred
-    #: times smaller than terms with their spans, and how many of them the seat has followed.
-    history: list[Step] = field(default_factory=list)
-    heard: int = 0
-    #: The length of the history's moves, as text (bounded by MAX_HISTORY).
-    history_size: int = 0
-    #: The player's last call, which may still run after the server has answered.
-    busy: asyncio.Future[Any] | None = None
-    referee: _Referee | None = None
-    #: Why the match cannot go on for this player (it broke a limit, or could not load the game).
-    failure: str | None = None
-    #: The seat's last call to follow the match, and the length of the history it follows to.
-    following: asyncio.Future[Any] | None = None
-    following_to: int = 0
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-
-class PlayerServer:
+class PlayerServer(HttpFront):
     """Serves fresh players made by ``make_player`` to game managers over HTTP.
 
     ``margin`` is the time (seconds) kept back from every clock for the network; it is capped at a
@@ -265,11 +141,10 @@ class PlayerServer:
         limits: Limits = DEFAULT_LIMITS,
         cors: bool = False,
     ) -> None:
+        super().__init__(cors)
         self.make_player = make_player
         self.processes = processes
         self.limits = limits
-        self.cors = cors
-        self.headers = CORS_HEADERS if cors else HEADERS
         self.seat_kind: Callable[[Callable[[], Player], str, str, str], Seat] = (
             partial(ProcessSeat, limits=limits) if processes else ThreadSeat
         )
@@ -277,7 +152,7 @@ class PlayerServer:
         self.margin = margin
         self.capacity = capacity
         self.engine = engine
-        self.matches: dict[str, _Session] = {}
+        self.matches: dict[str, Session] = {}
         self.executor = ThreadPoolExecutor(workers, thread_name_prefix="gdl-player")
         self.random = random.Random(seed)
         self._background: set[asyncio.Task[None]] = set()
@@ -290,14 +165,6 @@ class PlayerServer:
         self._checkers: set[WorkerProcess] = set()
 
     # -- HTTP ------------------------------------------------------------------------------
-
-    def application(self) -> web.Application:
-        app = web.Application(client_max_size=MAX_RULES_MESSAGE)
-        # Any path: ggp-base puts whole messages, line breaks included, in the path of a GET.
-        app.router.add_route("*", r"/{path:[\s\S]*}", self.handle)
-        app.on_startup.append(self._open)
-        app.on_cleanup.append(self._close)
-        return app
 
     async def _open(self, app: web.Application) -> None:
         # Before listening: no clock may pay for starting the fork server or compiling the kernel.
@@ -317,85 +184,11 @@ class PlayerServer:
         for task in self._background:
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
-        closing = [self._in_thread(_end, s, "the server is closing") for s in self.matches.values()]
+        closing = [self._in_thread(end, s, "the server is closing") for s in self.matches.values()]
         closing += [self._in_thread(w.kill, "the server is closing") for w in list(self._checkers)]
         await asyncio.gather(*closing)
         self.matches.clear()
         self.executor.shutdown(wait=False, cancel_futures=True)
-
-    async def handle(self, request: web.Request) -> web.Response:
-        received = time.monotonic()
-        peer = request.remote or "?"
-        headers = self.headers
-        if request.method == "OPTIONS":
-            return web.Response(body=b"", headers=headers)
-        try:
-            self._refuse_cross_site(request)
-            if request.method == "POST":
-                body: bytes | str = await self._read(request)
-            elif request.method == "GET":
-                # ggp-base puts the message in the path of a GET; a bare GET asks who is there.
-                body = unquote(request.raw_path.lstrip("/").lstrip("?")) or "(INFO)"
-            else:
-                raise ProtocolError(f"HTTP method {request.method} is not part of the GGP protocol")
-            if logger.isEnabledFor(logging.DEBUG):  # the message as it came: KIF, as gdl host logs it
-                text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
-                logger.debug("%s <- %s", peer, shorten(text))
-            message = await self._parse(body)
-            if request.method == "GET" and not isinstance(message, Info):
-                # A web page can make a browser send a GET: only questions, never a change of state.
-                raise ProtocolError(f"{type(message).__name__.upper()} must be sent by POST, not GET")
-            reply = await self.reply(message, received)
-        except _Busy as problem:
-            logger.warning("%s: refused: %s", peer, problem)
-            return web.Response(body=f"busy: {problem}".encode(), status=503, headers=headers)
-        except _Refused as problem:
-            logger.warning("%s: refused: %s", peer, problem)
-            return web.Response(body=f"error: {problem}".encode(), status=problem.status, headers=headers)
-        except ProtocolError as problem:
-            # One line, of bounded length: an error may quote a name of the rules, which can be long.
-            said = shorten(str(problem), 1000)
-            logger.warning("%s: bad request: %s", peer, said)
-            return web.Response(body=f"error: {said}".encode(), status=400, headers=headers)
-        except Exception as problem:  # a server must outlive any request
-            logger.exception("%s: request failed", peer)
-            text = f"error: internal error: {type(problem).__name__}: {problem}"
-            return web.Response(body=text.encode(), status=500, headers=headers)
-        logger.debug("%s -> %s (%.3f s)", peer, shorten(reply), time.monotonic() - received)
-        return web.Response(body=reply.encode(), headers=headers)
-
-    def _refuse_cross_site(self, request: web.Request) -> None:
-        """Refuse what a web page can make a browser send (unless ``cors``): anything with an Origin, and
-        POSTs of another content type than GGP's (a form's text/plain needs no preflight)."""
-        if self.cors:
-            return
-        if "Origin" in request.headers:
-            origin = shorten(request.headers["Origin"], 80)
-            raise _Refused(403, f"cross-site request from {origin} (allowed only with --cors)")
-        if request.method == "POST" and request.content_type != GGP_CONTENT_TYPE:
-            shown = shorten(request.content_type, 80)
-            raise _Refused(415, f"content type {shown}, not {GGP_CONTENT_TYPE} (others only with --cors)")
-
-    async def _read(self, request: web.Request) -> bytes:
-        """The body of a POST, read only as far as its kind of message may go (see
-        :func:`gdl.protocol.messages.body_limit`): the first bytes tell the kind and the match id, and a
-        PLAY for an unknown match or a START beyond capacity is refused before the rest is read."""
-        limit = MAX_RULES_MESSAGE
-        declared = request.content_length
-        body = bytearray()
-        admitted = False
-        while True:
-            if declared is not None and declared > limit:
-                raise _Refused(413, f"a body of {declared} bytes, above the {limit} bytes allowed")
-            chunk = await request.content.read(1 << 16)
-            body += chunk
-            if len(body) > limit:
-                raise _Refused(413, f"a body above the {limit} bytes allowed")
-            if not admitted and (len(body) >= HEAD or not chunk):
-                limit, admitted = self._admit(bytes(body[:HEAD])), True
-                continue  # checks the declared length against the limit of the kind
-            if not chunk:
-                return bytes(body)
 
     def _admit(self, head: bytes) -> int:
         """The largest body the message that starts with ``head`` may have; refuses at once a PLAY, STOP
@@ -503,7 +296,7 @@ class PlayerServer:
                 # explode, and their checker goes below the players of live matches.
                 done, _ = await asyncio.wait({checking}, timeout=min(QUICK_CHECK, allowed))
                 if not done:
-                    _idle(worker)
+                    idle(worker)
                 remaining = max(0.0, deadline - time.monotonic())
                 checked: Checked = await asyncio.wait_for(asyncio.shield(checking), remaining)
             except TimeoutError:
@@ -516,7 +309,7 @@ class PlayerServer:
             self._checkers.discard(worker)
             await self._in_thread(worker.close)
 
-    def _session(self, match_id: str, what: str) -> _Session:
+    def _session(self, match_id: str, what: str) -> Session:
         try:
             return self.matches[match_id]
         except KeyError:
@@ -549,9 +342,9 @@ class PlayerServer:
             raise ProtocolError(f"START with role {start.role!r}: nature is played by the manager")
         seat = self.seat_kind(self.make_player, start.rules, start.role, self.engine)
         play_clock = min(start.play_clock, LONGEST_CALL)
-        session = _Session(start.rules, roles, start.role, seat, play_clock, spellings, clock_end=received)
+        session = Session(start.rules, roles, start.role, seat, play_clock, spellings, clock_end=received)
         self.matches[start.match_id] = session
-        _allow(session, received, start.start_clock)
+        allow(session, received, start.start_clock)
         if self.processes:  # a process may die: the referee is ready before the first PLAY
             self._referee(session, max(0.0, deadline - time.monotonic()))
             self._keep_referee_up(session)
@@ -568,21 +361,21 @@ class PlayerServer:
             session.failure = f"the player could not start: {problem}"
         return "ready"
 
-    def _referee(self, session: _Session, load_seconds: float | None = None) -> _Referee:
+    def _referee(self, session: Session, load_seconds: float | None = None) -> Referee:
         """The match's referee, made now if need be (loading the game within ``load_seconds``, by
         default a play clock)."""
         if session.referee is None:
             clock = session.play_clock
             load = clock if load_seconds is None else load_seconds
-            session.referee = _Referee(session.rules, session.role, self.engine, self.limits, load, clock)
+            session.referee = Referee(session.rules, session.role, self.engine, self.limits, load, clock)
         return session.referee
 
-    def _prepare_referee(self, session: _Session) -> None:
+    def _prepare_referee(self, session: Session) -> None:
         """Have the referee load the game now, so that it is ready should the player stay busy."""
         self._referee(session)
         self._keep_referee_up(session)
 
-    def _keep_referee_up(self, session: _Session) -> None:
+    def _keep_referee_up(self, session: Session) -> None:
         """Have the referee follow the match to its last step in the background, if it is not already
         doing so; once it has, it goes on to the steps that came meanwhile."""
         referee = session.referee
@@ -593,13 +386,13 @@ class PlayerServer:
         if referee.pending is None or referee.pending.done():
             self._referee_call(session, referee).add_done_callback(partial(self._referee_followed, session))
 
-    def _referee_call(self, session: _Session, referee: _Referee) -> asyncio.Future[tuple[Term, ...]]:
+    def _referee_call(self, session: Session, referee: Referee) -> asyncio.Future[tuple[Term, ...]]:
         """Have the referee follow the match to its last step (its pending call)."""
         referee.pending = self._call(referee.legal, tuple(session.history))
         referee.pending_to = len(session.history)
         return referee.pending
 
-    def _referee_followed(self, session: _Session, pending: asyncio.Future[Any]) -> None:
+    def _referee_followed(self, session: Session, pending: asyncio.Future[Any]) -> None:
         if pending.cancelled():
             return
         if (problem := pending.exception()) is not None:
@@ -608,7 +401,7 @@ class PlayerServer:
             return
         self._keep_referee_up(session)
 
-    async def _settle(self, session: _Session, deadline: float, what: str) -> bool:
+    async def _settle(self, session: Session, deadline: float, what: str) -> bool:
         """Wait until the player's last call has returned or the deadline has come; whether it returned."""
         if session.busy is None:
             return True
@@ -617,11 +410,11 @@ class PlayerServer:
         except TimeoutError:
             logger.warning("player %s overran its deadline in %s", session.role, what)
             # Should nobody wait for it again (the match ends first), its failure is not news.
-            session.busy.add_done_callback(_quietly)
+            session.busy.add_done_callback(quietly)
             if what in ("start", "following the moves"):
                 # Still loading or reasoning about the rules past its clock: work on rules that may be
                 # hostile, which must not take the CPU from the players of live matches.
-                _idle(getattr(session.seat, "worker", None))
+                idle(getattr(session.seat, "worker", None))
             return False
         except ValueError as problem:  # bad input, or a failure reported by a player process
             logger.warning("player %s failed in %s: %s", session.role, what, problem)
@@ -630,7 +423,7 @@ class PlayerServer:
         session.busy = None
         return True
 
-    def _note(self, session: _Session, step: Step | None, what: str, turn: int | None = None) -> None:
+    def _note(self, session: Session, step: Step | None, what: str, turn: int | None = None) -> None:
         """Add the previous step (a joint move, or GDL-II's own move and percepts), as the manager reports
         it, to the history of the match; ``turn`` is the GDL-II turn the message says it is."""
         if turn is not None and turn != len(session.history) + (step is not None):
@@ -645,34 +438,34 @@ class PlayerServer:
         if isinstance(step, tuple) and len(step) != len(session.roles):
             raise ProtocolError(f"{what} with {len(step)} move(s) for {len(session.roles)} role(s)")
         [kept] = as_text([step])
-        session.history_size += _size(kept)
+        session.history_size += step_size(kept)
         if session.history_size > MAX_HISTORY:
             self._end_match(session, f"its moves add up to more than {MAX_HISTORY} characters")
         session.history.append(kept)
 
-    async def _follow(self, session: _Session, deadline: float) -> tuple[Term, ...] | None:
+    async def _follow(self, session: Session, deadline: float) -> tuple[Term, ...] | None:
         """Have the seat follow the match; its legal moves, or None when the seat is busy or failed (the
         referee then tells whether the moves were illegal or the player is broken)."""
         if not await self._settle(session, deadline, "a previous call"):
             return None
-        _note_followed(session)  # a follow that overran an earlier turn may have finished since
+        note_followed(session)  # a follow that overran an earlier turn may have finished since
         following = session.busy = session.following = self._call(
             session.seat.follow, session.history[session.heard :]
         )
         session.following_to = len(session.history)
         if not await self._settle(session, deadline, "following the moves") or following.exception():
             return None
-        _note_followed(session)
+        note_followed(session)
         legal: tuple[Term, ...] = following.result()
         return legal
 
-    async def _referee_legal(self, session: _Session, deadline: float) -> tuple[Term, ...] | None:
+    async def _referee_legal(self, session: Session, deadline: float) -> tuple[Term, ...] | None:
         """The legal moves by the server's own follower of the match, if it finds them by ``deadline``."""
         referee = self._referee(session)
         wanted = len(session.history)
         while referee.known is None or referee.known[0] != wanted:
             if referee.pending is None or referee.pending.done():
-                self._referee_call(session, referee).add_done_callback(_quietly)
+                self._referee_call(session, referee).add_done_callback(quietly)
             pending = referee.pending
             assert pending is not None
             # A call left over from an earlier turn is waited for; once it is done, this turn's is made
@@ -692,22 +485,22 @@ class PlayerServer:
         return referee.known[1] if referee.known is not None and referee.known[0] == wanted else None
 
     async def _play(
-        self, session: _Session, moves: Step | None, received: float, turn: int | None = None
+        self, session: Session, moves: Step | None, received: float, turn: int | None = None
     ) -> str:
         session.last_seen = received
         async with session.lock:
             self._end_if_lost(session)
             self._note(session, moves, "PLAY", turn)
             # Only a PLAY the match takes counts: a flood of refused ones must not feed a stuck player.
-            _allow(session, received, session.play_clock)
+            allow(session, received, session.play_clock)
             self._keep_referee_up(session)
             deadline = self._deadline(received, session.play_clock)
             referee = None
-            player_failed = _player_failure(session) is not None
+            player_failed = player_failure(session) is not None
             if player_failed or (session.busy is not None and not session.busy.done()):
                 # The player is gone, or still on an earlier call: ask the referee at once.
                 referee = asyncio.ensure_future(self._referee_legal(session, deadline))
-                referee.add_done_callback(_quietly)
+                referee.add_done_callback(quietly)
             try:
                 legal = None if player_failed else await self._follow(session, deadline)
                 if legal is None:
@@ -718,7 +511,7 @@ class PlayerServer:
                 self._end_if_lost(session, needed=True)
                 # Refuse the message: the match goes on as if it had not come.
                 if moves is not None:
-                    session.history_size -= _size(session.history.pop())
+                    session.history_size -= step_size(session.history.pop())
                 raise ProtocolError(f"PLAY with moves this player cannot follow: {problem}") from None
             if legal is None:
                 self._end_if_lost(session, needed=True)
@@ -727,11 +520,11 @@ class PlayerServer:
                 raise ProtocolError("PLAY in a terminal state: the game is over")
             session.turn += 1
             move: Term | None = None
-            if session.busy is None and _player_failure(session) is None:
+            if session.busy is None and player_failure(session) is None:
                 # The seat has followed the match: its player may choose.
                 choosing = session.busy = self._call(session.seat.play, deadline)
                 if await self._settle(session, deadline, f"play (turn {session.turn})"):
-                    move = _result(choosing)
+                    move = call_result(choosing)
                 else:
                     # Still thinking: the next PLAY may find it busy, so the referee loads the game now.
                     self._prepare_referee(session)
@@ -749,16 +542,16 @@ class PlayerServer:
             # The move as the rules spell it: managers may compare names case-sensitively.
             return spell(move, session.spellings)
 
-    def _end_if_lost(self, session: _Session, needed: bool = False) -> None:
+    def _end_if_lost(self, session: Session, needed: bool = False) -> None:
         """End a match in which the server can no longer tell the legal moves, with a clear error: its
         referee broke its limits or could not load the game, and its player failed too or (``needed``)
         did not say them in time. The game is then too large or hostile, and going on would only waste
         the machine; while either of them can follow the match, it goes on."""
-        failure = _lost(session, needed)
+        failure = lost(session, needed)
         if failure is not None:
             self._end_match(session, failure)
 
-    def _end_match(self, session: _Session, failure: str) -> NoReturn:
+    def _end_match(self, session: Session, failure: str) -> NoReturn:
         """End the match of ``session``: it is forgotten, and the message gets a clear error."""
         for match_id, running in list(self.matches.items()):
             if running is session:
@@ -776,12 +569,12 @@ class PlayerServer:
         except ProtocolError as problem:
             logger.warning("%s: %s", match_id, problem)
         del self.matches[match_id]
-        _allow(session, time.monotonic(), session.play_clock)
+        allow(session, time.monotonic(), session.play_clock)
         # The player is told in the background: nobody waits for its last words.
         self._in_background(self._stop_player(session, completed=reply == "done"))
         return reply
 
-    async def _stop_player(self, session: _Session, completed: bool | None, reason: str = "") -> None:
+    async def _stop_player(self, session: Session, completed: bool | None, reason: str = "") -> None:
         """Tell the player the match is over (``completed`` None: say nothing) and end its work: the
         referee at once, the player once it has heard (a process still busy then is killed)."""
         try:
@@ -795,115 +588,4 @@ class PlayerServer:
         except Exception as problem:
             logger.warning("player %s failed to stop: %s", session.role, problem)
         finally:
-            await self._in_thread(_end, session, reason or "the match is over")
-
-
-def _idle(worker: WorkerProcess | None) -> None:
-    """Put a worker process in the idle scheduling class (Linux): it runs only on CPU time that no
-    other process wants. A process may always lower its own kind's priority, never raise it."""
-    process = worker.process if worker is not None else None
-    if process is None or process.pid is None or not hasattr(os, "sched_setscheduler"):
-        return
-    with contextlib.suppress(OSError):  # the process may have ended
-        os.sched_setscheduler(process.pid, os.SCHED_IDLE, os.sched_param(0))
-
-
-def _size(step: Step) -> int:
-    """The length of a step's moves as text."""
-    moves = (step.move, *step.percepts) if isinstance(step, Seen) else step
-    return sum(len(str(move)) for move in moves)
-
-
-def _quietly(task: asyncio.Future[Any]) -> None:
-    """Retrieve the outcome of a task nobody awaits, so that asyncio does not report it as lost."""
-    if not task.cancelled():
-        task.exception()
-
-
-def _end(session: _Session, reason: str) -> None:
-    """Kill the player's work (a process seat's process) and free the seat; blocks briefly."""
-    session.seat.kill(reason)
-    session.seat.close()
-    if session.referee is not None:
-        session.referee.follower.kill(reason)
-        session.referee.follower.close()
-
-
-def _note_followed(session: _Session) -> None:
-    """Count the joint moves of the seat's last follow as heard once it has succeeded, even after its
-    turn: sent again, they would be played twice (a follow that overran made the seat refuse the next)."""
-    following = session.following
-    if following is not None and following.done():
-        if not following.cancelled() and following.exception() is None:
-            session.heard = max(session.heard, session.following_to)
-        session.following = None
-
-
-def _allow(session: _Session, received: float, clock: float) -> None:
-    """Count the ``clock`` of a message ``received`` now in the CPU time the match's player may use in
-    all: its start clock, every play clock so far and the time between the end of one clock and the next
-    message (it may think then too), and one play clock more, for the time until the next message (the
-    worker adds its slack). One thread never uses it all: only a player that really overruns is ended."""
-    session.allowed += max(0.0, received - session.clock_end) + clock
-    session.clock_end = max(session.clock_end, received + clock)
-    session.seat.allow(session.allowed + session.play_clock)
-
-
-def _player_failure(session: _Session) -> str | None:
-    """Why the match's player cannot play on (it could not start, broke a limit or died), if so."""
-    return session.failure or getattr(session.seat, "failure", None)
-
-
-def _lost(session: _Session, needed: bool) -> str | None:
-    """Why the server can no longer tell the legal moves of a match (see :meth:`PlayerServer._end_if_lost`),
-    if it cannot."""
-    referee = None if session.referee is None else session.referee.failure
-    player = _player_failure(session)
-    if referee is None or (player is None and not needed):
-        return None
-    return referee if player is None else f"{player}; {referee}"
-
-
-def _result(future: asyncio.Future[Any]) -> Term | None:
-    """The move a finished player call returned, or None when it raised (already logged)."""
-    if future.cancelled() or future.exception() is not None:
-        return None
-    result: Term = future.result()
-    return result
-
-
-@dataclass
-class RunningServer:
-    """A player server listening on a socket; ``url`` is where game managers reach it."""
-
-    runner: web.AppRunner
-    url: str
-    port: int
-
-    async def close(self) -> None:
-        await self.runner.cleanup()
-
-
-def _one_line(record: logging.LogRecord) -> bool:
-    """aiohttp's log of a request that is not HTTP at all (a header too long, no Host, garbage): a
-    warning of one line, not a traceback, since nothing went wrong inside the server."""
-    error = record.exc_info[1] if record.exc_info else None
-    if isinstance(error, HttpProcessingError):
-        record.msg = f"{shorten(record.getMessage())}: bad HTTP: {shorten(str(error.message), 120)}"
-        record.args = None
-        record.exc_info = None
-        record.levelno, record.levelname = logging.WARNING, "WARNING"
-    return True
-
-
-async def start_server(server: PlayerServer, host: str = "127.0.0.1", port: int = 0) -> RunningServer:
-    """Start listening (port 0 picks a free port) and return at once."""
-    if _one_line not in logging.getLogger("aiohttp.server").filters:
-        logging.getLogger("aiohttp.server").addFilter(_one_line)
-    sock = socket.create_server((host, port), reuse_port=False)
-    runner = web.AppRunner(server.application(), access_log=None)
-    await runner.setup()
-    await web.SockSite(runner, sock).start()
-    bound = sock.getsockname()[1]
-    shown = "127.0.0.1" if host in ("", "0.0.0.0") else host
-    return RunningServer(runner, f"http://{shown}:{bound}", bound)
+            await self._in_thread(end, session, reason or "the match is over")
