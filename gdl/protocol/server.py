@@ -63,7 +63,7 @@ from gdl.protocol.session import (
     _Unfollowable,
     allow,
     call_result,
-    end,
+    end_work,
     idle,
     lost,
     note_followed,
@@ -184,7 +184,7 @@ class PlayerServer(HttpFront):
         for task in self._background:
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
-        closing = [self._in_thread(end, s, "the server is closing") for s in self.matches.values()]
+        closing = [self._in_thread(end_work, s, "the server is closing") for s in self.matches.values()]
         closing += [self._in_thread(w.kill, "the server is closing") for w in list(self._checkers)]
         await asyncio.gather(*closing)
         self.matches.clear()
@@ -588,4 +588,4 @@ class PlayerServer(HttpFront):
         except Exception as problem:
             logger.warning("player %s failed to stop: %s", session.role, problem)
         finally:
-            await self._in_thread(end, session, reason or "the match is over")
+            await self._in_thread(end_work, session, reason or "the match is over")

@@ -122,7 +122,7 @@ def quietly(task: asyncio.Future[Any]) -> None:
         task.exception()
 
 
-def end(session: Session, reason: str) -> None:
+def end_work(session: Session, reason: str) -> None:
     """Kill the player's work (a process seat's process) and free the seat; blocks briefly."""
     session.seat.kill(reason)
     session.seat.close()
