@@ -1,5 +1,5 @@
 """Where a decisive move may be, read off the native kernel's network once: the playouts of the uct player
-look only there for a move that ends the game (:func:`gdl.players.uct.playout_kernel.decisive_move`).
+look only there for a move that ends the game (:func:`gdl.players.uct.decisive_kernel.decisive_move`).
 
 Trying every legal move of every playout step would cost a step each. Instead, the literals whose truth
 alone makes ``terminal`` hold are found (through or-gates, and and-gates negated), and watched:

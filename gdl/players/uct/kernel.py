@@ -48,17 +48,8 @@ from gdl.players.uct.layout import (
     TERMINAL_NODE,
     WIN,
 )
-from gdl.players.uct.playout_kernel import (
-    below,
-    leaf_estimate,
-    legal_count,
-    legal_move,
-    mast_update,
-    playout,
-    predict,
-    read_rewards,
-    step,
-)
+from gdl.players.uct.playout_kernel import leaf_estimate, mast_update, playout, predict
+from gdl.players.uct.step_kernel import below, legal_count, legal_move, read_rewards, step
 
 
 @_inline

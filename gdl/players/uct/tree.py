@@ -238,7 +238,7 @@ class Tree:
         mean takes over from its average as its visits grow; ``prior``: how many visits a move's first
         visit adds at the value :attr:`heuristic` gives its child, relative to the root (0: none);
         ``savers``: whether a move after which the next role to move wins at once is first replaced by
-        a saver (:func:`gdl.players.uct.playout_kernel.play_saver`), before the redraws; ``minimax``:
+        a saver (:func:`gdl.players.uct.decisive_kernel.play_saver`), before the redraws; ``minimax``:
         the weight of the implicit minimax value of a move's child, as :attr:`heuristic` estimates the
         leaves, in the move's mean (0: none)."""
         if rave > 0 and len(self.amaf[0]) < len(self.moves):
