@@ -6,6 +6,7 @@ import random
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,6 +24,7 @@ from gdl.players.mcts import MctsPlayer
 from gdl.players.puzzles.player import PuzzlePlayer
 from gdl.players.uct import UctPlayer, warm_up
 from gdl.players.uct import player as uct_module
+from gdl.players.uct.layout import JOINT
 from gdl.players.uct.player import choose, goal_values
 from gdl.players.uct.tree import Edge, Tree
 
@@ -109,6 +111,29 @@ def test_solver_proofs_agree_with_minimax(tictactoe: Game, rave: int) -> None:
         assert 100 * tree.value(root, tictactoe.roles.index(mover)) == minimax.info()["value"]
         proven += 1
     assert proven >= 6
+
+
+COIN = """
+(role random) (role p)
+(init start)
+(legal random heads) (legal random tails) (legal p wait)
+(<= (next done) (true start))
+(<= (next (landed ?s)) (does random ?s))
+(<= terminal (true done))
+(<= (goal p 100) (true (landed heads)))
+(<= (goal p 0) (true (landed tails)))
+"""
+
+
+def test_solver_leaves_a_node_where_nature_alone_chooses_unproven() -> None:
+    # Both children are proven (100 and 0 for p): the node's value is an expectation, not a proof.
+    game = gdl.parse(COIN)
+    assert game.chance_role is not None
+    tree, reasoner = tree_of(game)
+    root = root_of(tree, reasoner, game.initial_state())
+    assert tree.search(root, 200, chance=game.roles.index(game.chance_role)) == 200
+    assert sorted(tree.value(edge.child, 1) for edge in tree.edges(root, 0)) == [0.0, 1.0]
+    assert not tree.solved(root)
 
 
 def test_a_state_reached_by_two_move_orders_is_one_node(tictactoe: Game) -> None:
@@ -430,8 +455,9 @@ ROUNDS = """
 
 
 def subtree(tree: Tree, root: int) -> dict[int, tuple[object, ...]]:
-    """Each node below ``root`` (linked by edges), by its state: its visits, flags, proven values and
-    each role's edges (move, visits, mean, and the child's state)."""
+    """Each node below ``root`` (linked by edges or joint moves), by its state: its visits, flags, proven
+    values, each role's edges (move, visits, mean, and the child's state) and its joint moves' children's
+    states."""
     found: dict[int, tuple[object, ...]] = {}
     stack = [root]
     while stack:
@@ -439,7 +465,13 @@ def subtree(tree: Tree, root: int) -> dict[int, tuple[object, ...]]:
         if tree.state(node) in found:
             continue
         edges = [tree.edges(node, role) for role in range(tree.roles)] if tree.expanded(node) else []
+        joint: list[int] = []
+        if tree.expanded(node) and tree.flags[node] & JOINT:
+            base = int(tree.first[node, -1] + tree.counts[node, -1])
+            joint = [int(c) for c in tree.children[base : base + int(np.prod(tree.counts[node]))]]
+        stack += [c for c in joint if c >= 0]
         found[tree.state(node)] = (
+            [tree.state(c) if c >= 0 else None for c in joint],
             int(tree.visits[node]), int(tree.flags[node]), tuple(tree.values[node]),
             [[(e.output, e.visits, e.mean, tree.state(e.child) if e.child >= 0 else None) for e in run]
              for run in edges],
@@ -464,7 +496,7 @@ def test_keeping_a_subtree_keeps_its_statistics_and_proofs_and_forgets_the_rest(
     kept = tree.keep(node)
     assert subtree(tree, kept) == before
     assert int(tree.meta[0]) == len(before)
-    assert int(tree.meta[1]) == sum(len(run) for _, _, _, runs, _ in before.values() for run in runs)
+    assert int(tree.meta[1]) == sum(len(run) for _, _, _, _, runs, _ in before.values() for run in runs)
     for state in before:  # each kept node is found by its state: the table was filled again
         assert tree.root(state) < len(before) and int(tree.meta[0]) == len(before)
     assert root_of(tree, reasoner, start) == len(before), "the initial state was forgotten, and is added"
@@ -477,19 +509,24 @@ def test_keeping_a_subtree_keeps_its_statistics_and_proofs_and_forgets_the_rest(
     assert [tree.value(kept, r) for r in (0, 1)] == [fresh.value(fresh_root, r) for r in (0, 1)]
 
 
-def test_keeping_a_node_where_both_roles_choose_keeps_the_node_and_its_edges() -> None:
+def test_keeping_a_node_where_both_roles_choose_keeps_the_children_its_joint_moves_link() -> None:
     warm_up()
     game = gdl.parse(ROUNDS)
     tree, reasoner = tree_of(game)
-    root = root_of(tree, reasoner, game.initial_state())
-    tree.search(root, 500)
-    edges = [tree.edges(root, role) for role in (0, 1)]
-    assert int(tree.meta[0]) > 1
-    kept = tree.keep(root)
-    assert (kept, int(tree.meta[0]), int(tree.meta[1])) == (0, 1, 4)  # its children are found by state
-    assert [tree.edges(kept, role) for role in (0, 1)] == edges
+    start = game.initial_state()
+    tree.search(root_of(tree, reasoner, start), 500)
+    used = int(tree.meta[0])
+    node = root_of(tree, reasoner, start.next({"p": "a", "q": "b"}))
+    assert tree.flags[node] & JOINT
+    before = subtree(tree, node)
+    assert 4 < len(before) < used  # the node, the four children its joint moves link, and more
+    kept = tree.keep(node)
+    assert subtree(tree, kept) == before and int(tree.meta[0]) == len(before)
+    # Each node's edges and joint moves' slots: 2 + 2 + 4 where both roles choose.
+    assert int(tree.meta[1]) == 8 * sum(1 for entry in before.values() if entry[4])
+    visits = int(tree.visits[kept])
     tree.search(kept, 500)
-    assert int(tree.visits[kept]) > sum(e.visits for e in edges[0]) and int(tree.meta[0]) > 1
+    assert int(tree.visits[kept]) > visits
 
 
 @pytest.mark.parametrize("keep", [1, 0])

@@ -32,12 +32,15 @@ from gdl.engines.native_layout import (
     SET_SIZES,
     SIZES,
 )
+from gdl.players.uct.joint_kernel import joint_slot, prove_joint
 from gdl.players.uct.layout import (
     BIAS,
     CHANCE,
     EDGES_USED,
     EXPANDED,
     FULL,
+    JOINT,
+    JOINT_LIMIT,
     MINIMAX,
     NO_ESTIMATE,
     NODES_USED,
@@ -137,8 +140,9 @@ def add_node(data: Any, tree: Any, goal_values: Any, key: np.uint64, words: Any,
 @_inline
 def expand(data: Any, tree: Any, amaf: Any, node: int) -> bool:
     """Lay out the edges of ``node`` (whose state the network is in): each role's legal moves, sorted,
-    with no statistics (nor move averages, where ``amaf`` keeps them); False when there is no room for
-    them."""
+    with no statistics (nor move averages, where ``amaf`` keeps them), and where several roles choose
+    among at most :data:`JOINT_LIMIT` joint moves, a slot per joint move
+    (:mod:`gdl.players.uct.joint_kernel`); False when there is no room for them."""
     _, _, flags, _, _, mover, first, counts, moves, edge_visits, edge_sums, children, meta = tree
     counters = live_network(data)
     sizes = section(data, SIZES)
@@ -148,13 +152,21 @@ def expand(data: Any, tree: Any, amaf: Any, node: int) -> bool:
     members = section(data, MEMBERS)
     group_starts = section(data, GROUP_STARTS)
     total = 0
+    joint = 1
+    choosing = 0
     for role in range(roles):
-        total += legal_count(counters, set_sizes, guards, role)
+        count = legal_count(counters, set_sizes, guards, role)
+        total += count
+        joint *= count
+        if count > 1:
+            choosing += 1
+    if choosing < 2 or joint > JOINT_LIMIT:
+        joint = 0
     start = meta[EDGES_USED]
-    if start + total > moves.shape[0]:
+    if start + total + joint > moves.shape[0]:
         meta[FULL] = 1
         return False
-    meta[EDGES_USED] = start + total
+    meta[EDGES_USED] = start + total + joint
     choosing = 0
     mover[node] = 0
     at = start
@@ -183,6 +195,16 @@ def expand(data: Any, tree: Any, amaf: Any, node: int) -> bool:
         at += count
     if choosing > 1:
         mover[node] = SIMULTANEOUS
+    if joint > 0:
+        for e in range(at, at + joint):
+            moves[e] = 0
+            edge_visits[e] = 0
+            edge_sums[e] = 0.0
+            children[e] = -1
+        if amaf[0].shape[0] > 0:
+            amaf[0][at : at + joint] = 0
+            amaf[1][at : at + joint] = 0.0
+        flags[node] |= JOINT
     flags[node] |= EXPANDED
     return True
 
@@ -211,11 +233,12 @@ def select(
 ) -> int:
     """The edge ``role`` takes at ``node``: a proven child at its value and no more, nature at random.
     Without move averages (``ref`` < 0), untried moves first (at random), then the highest UCB1 score
-    on the role's own statistics (decoupled). With them (GRAVE), each move's mean is blended with its
-    move average at node ``ref`` (all-moves-as-first: the rewards of the iterations that played it
-    there or later), whose weight falls as the move's own visits grow (``bias``); a move with neither
-    is tried first; ties go at random. With implicit minimax (``alpha`` > 0), a move's mean weighs its
-    child's minimax estimate (where it has one) by ``alpha``."""
+    on the role's own statistics (decoupled; ties at random where several roles choose). With them
+    (GRAVE), each move's mean is blended with its move average at node ``ref`` (all-moves-as-first: the
+    rewards of the iterations that played it there or later), whose weight falls as the move's own
+    visits grow (``bias``); a move with neither is tried first; ties go at random. With implicit
+    minimax (``alpha`` > 0), a move's mean weighs its child's minimax estimate (where it has one) by
+    ``alpha``."""
     _, _, flags, visits, values, _, first, counts, moves, edge_visits, edge_sums, children, _ = tree
     start = first[node, role]
     count = counts[node, role]
@@ -237,7 +260,9 @@ def select(
                     pick -= 1
     amaf_visits, amaf_sums = amaf[0], amaf[1]
     log_n = np.log(max(visits[node], 1))
-    offset = below(meta, count) if ref >= 0 else 0
+    # Ties go at random where they are common: with move averages, and where several roles choose (two
+    # roles breaking ties alike could otherwise keep to the same joint moves).
+    offset = below(meta, count) if ref >= 0 or tree[5][node] == SIMULTANEOUS else 0
     best = start
     best_score = -1.0
     for k in range(count):
@@ -271,12 +296,19 @@ def select(
 
 
 @_inline
-def prove(tree: Any, node: int) -> None:
-    """MCTS-Solver: prove ``node`` when one role alone chooses there and one of its children is proven a
-    win for it, or all its children are proven (the value then is the child best for that role)."""
+def prove(tree: Any, node: int, chance: int) -> None:
+    """MCTS-Solver: prove ``node`` when one role alone chooses there (not nature, ``chance``) and one of
+    its children is proven a win for it, or all its children are proven (the value then is the child
+    best for that role); where several roles choose, as :func:`prove_joint` does."""
     _, _, flags, _, values, mover, first, counts, _, _, _, children, _ = tree
     role = mover[node]
-    if flags[node] & SOLVED or not flags[node] & EXPANDED or role == SIMULTANEOUS:
+    if flags[node] & SOLVED or not flags[node] & EXPANDED:
+        return
+    if role == SIMULTANEOUS:
+        if flags[node] & JOINT:
+            prove_joint(tree, node, chance)
+        return
+    if role == chance:
         return
     best = -1
     proven = True
@@ -441,7 +473,9 @@ def search(
             step(data, chosen, previous)
             chooser = mover[node]
             edge = path[depth - 1, 1 + chooser] if chooser != SIMULTANEOUS else -1
-            child = children[edge] if edge >= 0 else -1
+            # Where the child is linked: the edge of the role that alone chooses, or the joint move's slot.
+            link = edge if edge >= 0 else joint_slot(tree, node, path[depth - 1])
+            child = children[link] if link >= 0 else -1
             if child < 0:
                 if weight > 0 and edge >= 0:
                     add_prior(tree, heuristic, live, node, chooser, edge, weight)
@@ -453,8 +487,8 @@ def search(
                     if alpha > 0.0 and child >= 0 and not flags[child] & SOLVED:
                         for role in range(roles):
                             values[child, role] = leaf_estimate(live, heuristic, role)
-                if child >= 0 and edge >= 0:
-                    children[edge] = child
+                if child >= 0 and link >= 0:
+                    children[link] = child
                 if child < 0 or created:
                     if child >= 0 and flags[child] & SOLVED:
                         copy(rewards, values[child])
@@ -478,7 +512,7 @@ def search(
                 edge_sums[edge] += rewards[role]
                 mast[0][edge_moves[edge]] += rewards[role]
                 mast[1][edge_moves[edge]] += 1.0
-            prove(tree, node)
+            prove(tree, node, chance)
             if alpha > 0.0:
                 back_up_estimate(tree, node)
         if depth == 0:

@@ -4,14 +4,19 @@ the numba kernels (:mod:`gdl.players.uct.kernel`), which importing numba would l
 from __future__ import annotations
 
 #: Node flags: the node's state is terminal (or a role has no legal move there); its value is proven;
-#: its moves (edges) are laid out.
-TERMINAL_NODE, SOLVED, EXPANDED = 1, 2, 4
+#: its moves (edges) are laid out; it is a node where several roles choose and its edges are followed by
+#: a slot per joint move, which links the child that joint move leads to (see :data:`JOINT_LIMIT`).
+TERMINAL_NODE, SOLVED, EXPANDED, JOINT = 1, 2, 4, 8
 #: Fields of the tree's counters (``meta``): nodes used, edges used, whether the tree ran out of room,
 #: and the random generator's state.
 NODES_USED, EDGES_USED, FULL, RANDOM = range(4)
-#: ``mover`` of a node where two or more roles choose at once: its children are found by their state
-#: only, and it is proven only when terminal.
+#: ``mover`` of a node where two or more roles choose at once: its children are linked by joint move
+#: (where there are at most :data:`JOINT_LIMIT` joint moves; else they are found by their state only), and
+#: it is proven where a role has a move that wins against every move of the others, or where all its
+#: children are proven and two roles choose with a pure saddle point.
 SIMULTANEOUS = -1
+#: The most joint moves a node where several roles choose links its children by (a slot each).
+JOINT_LIMIT = 256
 #: The value of a proven win (a goal of 100).
 WIN = 1.0
 #: Fields of the search's options (a float64 array the kernels read): the role of nature (-1: none);

@@ -6,15 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 from gdl.engines.native_kernel import _jit
+from gdl.players.uct.joint_kernel import joint_base, joint_count
 from gdl.players.uct.kernel import insert, words_hash
-from gdl.players.uct.layout import EDGES_USED, EXPANDED, FULL, NODES_USED
+from gdl.players.uct.layout import EDGES_USED, EXPANDED, FULL, JOINT, NODES_USED
 
 
 @_jit
 def keep_subtree(tree: Any, amaf: Any, root: int, words: Any, kept: Any, queue: Any, edge_at: Any) -> int:
-    """Keep only ``root`` and the nodes its edges lead to, at any depth (the children of a node where
-    several roles choose at once are not linked, and go), with their edges' move averages where
-    ``amaf`` keeps them; the root's new number.
+    """Keep only ``root`` and the nodes its edges (or the slots of its joint moves) lead to, at any
+    depth (the children of a node where several roles choose among too many joint moves to have slots
+    are not linked, and go), with their edges' move averages where ``amaf`` keeps them; the root's new
+    number.
 
     The nodes and edges kept move down in their order, so that each moves to a place already free, and
     the transposition table is filled again. ``kept`` (a slot per node) and ``queue`` (as many) are
@@ -37,14 +39,18 @@ def keep_subtree(tree: Any, amaf: Any, root: int, words: Any, kept: Any, queue: 
         head += 1
         if not flags[node] & EXPANDED:
             continue
-        for role in range(roles):
-            for e in range(first[node, role], first[node, role] + counts[node, role]):
-                edge_at[e] = 0
-                child = children[e]
-                if child >= 0 and kept[child] < 0:
-                    kept[child] = 0
-                    queue[tail] = child
-                    tail += 1
+        # The node's edges, then its joint moves' slots: one run.
+        start = first[node, 0]
+        end = joint_base(tree, node)
+        if flags[node] & JOINT:
+            end += joint_count(counts, node)
+        for e in range(start, end):
+            edge_at[e] = 0
+            child = children[e]
+            if child >= 0 and kept[child] < 0:
+                kept[child] = 0
+                queue[tail] = child
+                tail += 1
     averaged = amaf[0].shape[0] > 0
     placed = 0
     for e in range(edges):

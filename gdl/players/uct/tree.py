@@ -6,7 +6,9 @@ open-addressing table by the state's hash; it has a visit count, flags (terminal
 each role's value in [0, 1] once proven, and, once expanded, each role's legal moves as a run of
 edges. An edge holds a legal output of the kernel, how often its role chose it at the node, the sum of
 that role's rewards, and the child it led to when one role alone chooses at the node (or none does:
-the solver reads those). Children of a node where several roles choose at once are found by state.
+the solver reads those). A node where several roles choose at once links its children by joint move, in
+a slot each after its edges (:mod:`gdl.players.uct.joint_kernel`), where it has at most
+:data:`gdl.players.uct.layout.JOINT_LIMIT` of them; else they are found by state.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from gdl.players.uct.layout import (
     EDGES_USED,
     EXPANDED,
     FULL,
+    JOINT,
     MINIMAX,
     NODES_USED,
     RANDOM,
@@ -42,7 +45,8 @@ AVERAGE_BYTES = 4 + 8
 @dataclass(frozen=True)
 class Edge:
     """One role's move at a node: the kernel's legal output, its visits, its mean reward, and the value
-    of its child for that role when the child is proven (else None)."""
+    it is proven to secure for that role (else None): its child's, when the child is proven, or where
+    several roles choose, the least of its children's over the others' moves, when all are proven."""
 
     output: int
     visits: int
@@ -190,9 +194,10 @@ class Tree:
         self.meta[NODES_USED] = self.meta[EDGES_USED] = self.meta[FULL] = 0
 
     def keep(self, root: int) -> int:
-        """Forget every node but ``root`` and those its edges lead to, at any depth (below a node where
-        several roles choose at once, only the node itself is kept: its children are found by state); the
-        root's new number. What is kept keeps its statistics and proofs."""
+        """Forget every node but ``root`` and those its edges or joint moves lead to, at any depth (where
+        several roles choose among more than :data:`gdl.players.uct.layout.JOINT_LIMIT` joint moves, only
+        the node itself is kept: its children are found by state); the root's new number. What is kept
+        keeps its statistics and proofs."""
         from gdl.players.uct.reuse_kernel import keep_subtree
 
         nodes, edges = int(self.meta[NODES_USED]), int(self.meta[EDGES_USED])
@@ -314,14 +319,34 @@ class Tree:
     def edges(self, node: int, role: int) -> list[Edge]:
         """The edges of ``role`` at an expanded ``node``, in the order of the legal outputs."""
         start, count = int(self.first[node, role]), int(self.counts[node, role])
+        secured = self._secured(node, role) if self.flags[node] & JOINT else [None] * count
         found = []
-        for e in range(start, start + count):
+        for index, e in enumerate(range(start, start + count)):
             visits = int(self.edge_visits[e])
             child = int(self.children[e])
-            proven = float(self.values[child, role]) if child >= 0 and self.flags[child] & SOLVED else None
+            proven = secured[index]
+            if child >= 0 and self.flags[child] & SOLVED:
+                proven = float(self.values[child, role])
             mean = float(self.edge_sums[e]) / visits if visits else 0.0
             found.append(Edge(int(self.moves[e]), visits, mean, proven, child))
         return found
+
+    def _secured(self, node: int, role: int) -> list[float | None]:
+        """For each edge of ``role`` at ``node``, whose children are linked by joint move: the least
+        value of its children for the role, where all of them are proven (else None)."""
+        shape = tuple(int(n) for n in self.counts[node])
+        base = int(self.first[node, -1] + self.counts[node, -1])
+        slots = self.children[base : base + int(np.prod(shape))].reshape(shape)
+        linked = slots >= 0
+        proven = linked & ((self.flags[np.where(linked, slots, 0)] & SOLVED) != 0)
+        value = np.where(proven, self.values[np.where(linked, slots, 0), role], np.inf)
+        secured: list[float | None] = []
+        for index in range(shape[role]):
+            if proven.take(index, axis=role).all():
+                secured.append(float(value.take(index, axis=role).min()))
+            else:
+                secured.append(None)
+        return secured
 
     def averages(self, node: int, role: int) -> list[tuple[int, float]]:
         """The move averages of ``role``'s edges at an expanded ``node`` (in a tree that keeps them), in
