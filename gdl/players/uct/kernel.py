@@ -143,7 +143,7 @@ def expand(data: Any, tree: Any, amaf: Any, node: int) -> bool:
     with no statistics (nor move averages, where ``amaf`` keeps them), and where several roles choose
     among at most :data:`JOINT_LIMIT` joint moves, a slot per joint move
     (:mod:`gdl.players.uct.joint_kernel`); False when there is no room for them."""
-    _, _, flags, _, _, mover, first, counts, moves, edge_visits, edge_sums, children, meta = tree
+    _, _, flags, _, _, mover, first, counts, moves, _, _, _, meta = tree
     counters = live_network(data)
     sizes = section(data, SIZES)
     roles = sizes[2]
@@ -182,13 +182,7 @@ def expand(data: Any, tree: Any, amaf: Any, node: int) -> bool:
                 moves[j] = moves[j - 1]
                 j -= 1
             moves[j] = move
-        for e in range(at, at + count):
-            edge_visits[e] = 0
-            edge_sums[e] = 0.0
-            children[e] = -1
-        if amaf[0].shape[0] > 0:
-            amaf[0][at : at + count] = 0
-            amaf[1][at : at + count] = 0.0
+        clear_edges(tree, amaf, at, at + count)
         if count > 1:
             choosing += 1
             mover[node] = role
@@ -196,17 +190,24 @@ def expand(data: Any, tree: Any, amaf: Any, node: int) -> bool:
     if choosing > 1:
         mover[node] = SIMULTANEOUS
     if joint > 0:
-        for e in range(at, at + joint):
-            moves[e] = 0
-            edge_visits[e] = 0
-            edge_sums[e] = 0.0
-            children[e] = -1
-        if amaf[0].shape[0] > 0:
-            amaf[0][at : at + joint] = 0
-            amaf[1][at : at + joint] = 0.0
+        moves[at : at + joint] = 0
+        clear_edges(tree, amaf, at, at + joint)
         flags[node] |= JOINT
     flags[node] |= EXPANDED
     return True
+
+
+@_inline
+def clear_edges(tree: Any, amaf: Any, start: int, end: int) -> None:
+    """Edges ``start`` to ``end`` with no statistics, no child and no move averages (where ``amaf`` keeps
+    them)."""
+    edge_visits, edge_sums, children = tree[9], tree[10], tree[11]
+    edge_visits[start:end] = 0
+    edge_sums[start:end] = 0.0
+    children[start:end] = -1
+    if amaf[0].shape[0] > 0:
+        amaf[0][start:end] = 0
+        amaf[1][start:end] = 0.0
 
 
 @_inline
