@@ -29,6 +29,7 @@ from typing import Any
 from gdl.backend_base import Backend, Lost, Outcome
 from gdl.deprecation import moved_names
 from gdl.errors import ClusterError, WorkerStartError
+from gdl.workers import context
 
 _Pool = concurrent.futures.ProcessPoolExecutor
 
@@ -126,8 +127,9 @@ class Processes(Backend[concurrent.futures.Future[Any]]):
 
 
 def _new_pool(jobs: int) -> _Pool:
-    context = multiprocessing.get_context("forkserver")
-    return concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    # The fork server is one per process: started here without gdl's preload, every later worker
+    # process (players, checkers) would import gdl and load the compiled kernels again, inside its limits.
+    return concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context())
 
 
 def _check_start() -> None:

@@ -251,7 +251,8 @@ class WorkerProcess:
             with _main_left_alone(self.target):
                 self.process.start()
         child.close()
-        self._apply_allowance()
+        # No limit yet: until its first call the process only rebuilds its target (trusted objects, whose
+        # modules it may have to import), and a call sets the limit it runs under.
 
     def call(self, method: str, cpu_seconds: float | None, *args: Any) -> Any:
         """Run ``target.method(*args)`` in the worker with ``cpu_seconds`` (plus the slack) of CPU time,
@@ -262,6 +263,8 @@ class WorkerProcess:
             raise LimitExceeded(self.failure)
         # Where the server cannot raise the limit itself, the worker sets the total with each call.
         cpu_total = None if cpu_seconds is not None or RAISES_LIMITS_OF_OTHERS else self.allowed
+        if cpu_seconds is None:
+            self._apply_allowance()
         try:
             self.connection.send((method, cpu_seconds, cpu_total, *args))
             status, result = self.connection.recv()

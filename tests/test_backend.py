@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -80,3 +82,38 @@ def test_common_arguments_come_first_and_every_call_has_an_outcome() -> None:
 def test_an_unknown_cluster_is_a_clear_error(cluster: str, message: str) -> None:
     with pytest.raises(ClusterError, match=message.replace("(", r"\(").replace(")", r"\)")):
         open_backend(cluster)
+
+
+PROBE = """
+import os
+import sys
+
+from gdl.backend import open_backend
+from gdl.workers import Limits, WorkerProcess
+
+
+class Probe:
+    def loaded(self) -> bool:
+        return "gdl.warm_workers" in sys.modules
+
+
+if __name__ == "__main__":
+    with open_backend(None, jobs=1) as backend:
+        assert [outcome.value for outcome in backend.map(os.getpid, [()])][0] > 0
+    worker = WorkerProcess(Probe(), Limits(), "probe")
+    worker.start()
+    print(worker.call("loaded", 60.0))
+    worker.close()
+"""
+
+
+def test_a_process_pool_started_first_leaves_the_workers_their_preloaded_gdl(tmp_path: Path) -> None:
+    # One fork server serves a process: had the pool started it bare, every player and checker started
+    # after it would import gdl and load the compiled kernels again, inside its CPU-time limit.
+    script = tmp_path / "probe.py"
+    script.write_text(PROBE)
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True"]

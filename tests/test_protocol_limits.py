@@ -67,6 +67,31 @@ def test_a_reply_too_large_for_the_memory_left_is_a_clear_error() -> None:
         run_limited(Hog(), "hoard_and_reply", 10.0, Limits(memory=2 << 30))
 
 
+class SlowToRebuild:
+    """A target whose unpickling in the worker takes CPU time, as importing its modules may."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __setstate__(self, state: dict[str, float]) -> None:
+        self.__dict__.update(state)
+        while time.process_time() < self.seconds:
+            pass
+
+    def answer(self) -> int:
+        return 42
+
+
+def test_a_worker_rebuilding_its_target_is_not_limited_until_its_first_call() -> None:
+    # Beyond the slack (one second), but only before the call: the call's allowance is its own.
+    worker = WorkerProcess(SlowToRebuild(1.6), SMALL, "rebuilder")
+    worker.start()
+    try:
+        assert worker.call("answer", 0.0) == 42
+    finally:
+        worker.close()
+
+
 def test_a_killed_worker_s_caller_gets_a_clear_error_at_once() -> None:
     worker = WorkerProcess(Hog(), SMALL, "spinner")
     worker.start()
