@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-all system-packages
 # CI also runs the day's slice of the slow tests (1 of 28, by date), at most this many seconds of them in
-# each of the two pytest workers: .ci/run sets it; `make test SLOW_SAMPLE=240` does the same here.
+# each of the two pytest workers: .ci/run sets it; `make test SLOW_SAMPLE=120` does the same here.
 SLOW_SAMPLE ?=
 
 $(RUNTIME): pyproject.toml
@@ -16,9 +16,14 @@ $(RUNTIME): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e .
 	$(BIN)/python -c 'from gdl.engines.warm import warm_up; warm_up()'  # numba compiles the kernels now
-	$(BIN)/python -c 'from gdl.retrograde_values import warm_up; warm_up()'
-	$(BIN)/python -c 'from gdl.extensive.warm import warm_up; warm_up()'
-	$(BIN)/python -c 'from gdl.players.puzzles import warm_up; warm_up()'
+	@# The search's kernels and the playouts' take minutes each: they compile side by side, the others after
+	@# the playouts'; then every kernel loads from the cache once, as the player server's workers will.
+	$(BIN)/python -c 'from gdl.players.uct.player import warm_up_playouts; warm_up_playouts()' && \
+	$(BIN)/python -c 'from gdl.retrograde_values import warm_up; warm_up()' && \
+	$(BIN)/python -c 'from gdl.extensive.warm import warm_up; warm_up()' && \
+	$(BIN)/python -c 'from gdl.players.puzzles import warm_up; warm_up()' & others=$$!; \
+	$(BIN)/python -c 'from gdl.players.uct.player import warm_up_search; warm_up_search()' || { kill $$others; exit 1; }; \
+	wait $$others
 	$(BIN)/python -c 'from gdl.players.uct import warm_up; warm_up()'
 	touch $(RUNTIME)
 
@@ -34,7 +39,7 @@ demo: $(RUNTIME)
 test: $(STAMP) system-packages
 	$(BIN)/ruff check gdl tests
 	$(BIN)/mypy --strict gdl
-	$(BIN)/pytest -q $(if $(SLOW_SAMPLE),--slow-sample=$(SLOW_SAMPLE))
+	$(BIN)/pytest -q --durations=20 $(if $(SLOW_SAMPLE),--slow-sample=$(SLOW_SAMPLE))
 
 # Every test, the slow ones too (hours on two cores: the corpus-wide oracle walks).
 test-all: $(STAMP) system-packages

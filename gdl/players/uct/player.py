@@ -448,15 +448,12 @@ def goal_values(compiled: CompiledReasoner) -> npt.NDArray[np.float64]:
     return np.array([value or 0 for value in values], dtype=np.float64)
 
 
-@cache
-def warm_up() -> float:
-    """Compile (or load from numba's cache) the search kernels and run them once on the smallest game;
-    the seconds it took (the first call only)."""
+def _smallest_tree() -> tuple[Tree, int]:
+    """A tree of the smallest game, and the game's initial state."""
     from gdl.check import check_text
     from gdl.engines.warm import WARM_UP_GAME
     from gdl.engines.warm import warm_up as warm_engines
 
-    started = time.perf_counter()
     warm_engines()
     checked = check_text(WARM_UP_GAME).checked
     assert checked is not None
@@ -464,8 +461,29 @@ def warm_up() -> float:
     tree = Tree(
         compiled.kernel, goal_values(compiled), 64, 256, 1, watch=watch(compiled.kernel), averages=True
     )
-    root = tree.root(compiled.initial())
+    return tree, compiled.initial()
+
+
+def warm_up_search() -> None:
+    """Compile (or load) the kernels of the search and of tree reuse alone; ``make`` compiles them beside
+    the playouts' kernel (:func:`warm_up_playouts`), each taking minutes."""
+    tree, initial = _smallest_tree()
+    root = tree.root(initial)
     tree.search(root, 4, greed=0.5, decisive=1, anti=1, cutoff=2, rave=1, prior=2, savers=1, minimax=0.5)
     tree.keep(root)
+
+
+def warm_up_playouts() -> None:
+    """Compile (or load) the kernel of the playouts from a state (the heuristic's samples) alone."""
+    tree, _ = _smallest_tree()
     tree.sample(np.full(2, 1, dtype=np.int64), decisive=1)
+
+
+@cache
+def warm_up() -> float:
+    """Compile (or load from numba's cache) the search kernels and run them once on the smallest game;
+    the seconds it took (the first call only)."""
+    started = time.perf_counter()
+    warm_up_search()
+    warm_up_playouts()
     return time.perf_counter() - started
