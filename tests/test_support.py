@@ -1,5 +1,5 @@
-"""The test suite's own promises: under CI a missing corpus fails with the reason, and the day's slice
-of the slow tests comes round to every one of them."""
+"""The test suite's own promises: under CI a missing corpus fails with the reason, the day's slice of
+the slow tests comes round to every one of them, and it keeps to its budget."""
 
 from __future__ import annotations
 
@@ -43,3 +43,29 @@ def test_every_parametrized_slow_test_is_in_exactly_one_slice_of_the_days() -> N
     one_day = sum(slow_slice(node, first) for node in ids)
     assert 0 < one_day < 200 / SLOW_SLICES * 3  # a slice, not the lot
     assert not any(slow_slice("tests/test_x.py::test_whole_corpus", day) for day in days)
+
+
+SLOW_CASES = """
+import time
+
+import pytest
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", range(4 * 28))
+def test_a_minute(case: int) -> None:
+    time.sleep(60)
+"""
+
+
+def test_a_case_of_the_slow_sample_that_outlasts_its_budget_is_stopped(tmp_path: Path) -> None:
+    (tmp_path / "test_long.py").write_text(SLOW_CASES)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-rs", "-c", os.devnull, "-p", "conftest",
+         "--slow-sample=1", str(tmp_path / "test_long.py")],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT / "tests")}, capture_output=True,
+        text=True, timeout=600,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "budget of 1 s in this worker ran out during it" in run.stdout, run.stdout
+    assert " passed" not in run.stdout and " deselected" in run.stdout, run.stdout
