@@ -60,11 +60,9 @@ def test_a_minute(case: int) -> None:
 
 def test_a_case_of_the_slow_sample_that_outlasts_its_budget_is_stopped(tmp_path: Path) -> None:
     (tmp_path / "test_long.py").write_text(SLOW_CASES)
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-rs", "-c", os.devnull, "-p", "conftest",
-         "--slow-sample=1", str(tmp_path / "test_long.py")],
-        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT / "tests")}, capture_output=True,
-        text=True, timeout=600,
+    run = _pytest(
+        "-rs", "-c", os.devnull, "-p", "conftest", "--slow-sample=1", str(tmp_path / "test_long.py"),
+        PYTHONPATH=str(ROOT / "tests"),
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "budget of 1 s in this worker ran out during it" in run.stdout, run.stdout
