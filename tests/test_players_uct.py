@@ -158,8 +158,8 @@ def test_the_kernels_legal_moves_are_the_reasoners(tictactoe: Game) -> None:
     """The edges at a node are the role's legal moves as the game says them, in the same order."""
     player = UctPlayer(iterations=50, seed=1)
     player.start(tictactoe, "xplayer", 30, 30)
-    tree = player._tree
-    assert tree is not None
+    assert player._whole is not None
+    tree, terms = player._whole.tree, player._whole.terms
     rng = random.Random(3)
     state = tictactoe.initial_state()
     compared = 0
@@ -167,7 +167,7 @@ def test_the_kernels_legal_moves_are_the_reasoners(tictactoe: Game) -> None:
         node = root_of(tree, player._compiled, state)  # type: ignore[arg-type]
         tree.search(node, 50)
         for index, role in enumerate(tictactoe.roles):
-            moves = [player._terms[e.output][1] for e in tree.edges(node, index)]
+            moves = [terms[e.output][1] for e in tree.edges(node, index)]
             assert sorted(map(str, moves)) == sorted(map(str, state.legal_moves(role)))
             compared += 1
         state = state.next({role: rng.choice(state.legal_moves(role)) for role in tictactoe.roles})
@@ -268,9 +268,10 @@ def first_move_and_reply(spec: str, tictactoe: Game) -> tuple[UctPlayer, Tree, S
     player = started(spec, tictactoe, "xplayer", clock=30)
     state = tictactoe.initial_state()
     move = player.play(state, time.monotonic() + NEVER)
-    assert player._tree is not None
+    assert player._whole is not None
     after = state.next({"xplayer": move, "oplayer": "noop"})
-    return player, player._tree, after.next({"xplayer": "noop", "oplayer": after.legal_moves("oplayer")[0]})
+    reply = after.legal_moves("oplayer")[0]
+    return player, player._whole.tree, after.next({"xplayer": "noop", "oplayer": reply})
 
 
 def test_uct_reuses_its_tree_for_the_state_reached(tictactoe: Game) -> None:
@@ -350,7 +351,7 @@ def test_uct_plays_a_puzzle_by_its_proven_plan_and_searches_a_puzzle_it_cannot_s
     record = Match(buttons, {"robot": player}, start_clock=5, play_clock=2, isolate=False).run()
     assert record.completed and record.goals["robot"] == 100
     hopeless = started("uct:seed=1", buttons, "robot", clock=0.01)  # no time to solve: the search plays
-    assert hopeless._fallback is None and hopeless._tree is not None
+    assert hopeless._fallback is None and hopeless._whole is not None
 
 
 def test_uct_ponders_between_moves_and_stops_at_the_next_call(tictactoe: Game) -> None:
@@ -360,8 +361,8 @@ def test_uct_ponders_between_moves_and_stops_at_the_next_call(tictactoe: Game) -
     player.play(state, time.monotonic() + 0.3)
     thinking = player._pondering
     assert thinking is not None and thinking.is_alive()
-    tree = player._tree
-    assert tree is not None
+    assert player._whole is not None
+    tree = player._whole.tree
     before = int(tree.visits.sum())
     time.sleep(0.3)
     player.stop(state)

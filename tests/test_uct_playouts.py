@@ -240,7 +240,7 @@ def test_uct_plays_greedy_playouts_where_the_role_to_move_has_few_moves() -> Non
         assert isinstance(chosen, UctPlayer)
         chosen.start(tictactoe, "xplayer", 5.0, 1.0)
         assert (chosen.decisive, chosen.anti) == policy
-        assert chosen._tree is not None and chosen._tree.watch.empty == (policy == (0, 0))
+        assert chosen._whole is not None and chosen._whole.tree.watch.empty == (policy == (0, 0))
         assert "greedy" not in chosen.info()
 
 
@@ -250,7 +250,7 @@ def test_uct_plays_uniform_playouts_where_moves_are_many_or_simultaneous() -> No
     player.start(breakthrough, breakthrough.roles[0], 5.0, 1.0)
     assert (player.decisive, player.anti) == (0, 0)
     assert player.info()["greedy"] is False and player.info()["moves"] > GREEDY_MOST_MOVES
-    assert player._tree is not None and player._tree.watch.empty  # the network was not read for it
+    assert player._whole is not None and player._whole.tree.watch.empty  # the network was not read for it
     rps = gdl.load(GAMES / "rps.kif")
     player.start(rps, rps.roles[0], 5.0, 1.0)
     assert (player.decisive, player.anti) == (0, 0) and not player.info().get("greedy")

@@ -10,7 +10,9 @@ has few moves: decisive and anti-decisive moves) and backs the goals up. MCTS-So
 proves nodes where one role chooses (a child proven a win for it, or every child proven: the best), and
 a proven child is chosen at its value without exploration. The tree is kept from move to move (the
 state reached is looked up in the table); past half its room, only the subtree of the state reached is
-kept. The start clock searches the initial state. A proven win is played at once.
+kept. The start clock searches the initial state. A proven win is played at once. A game of independent
+sub-games (:mod:`gdl.ground.factors`: two boards played at once) has a tree per sub-game, played alone,
+and a move is chosen in the tree of the sub-game its moves are in.
 
 Time: each search runs in batches of iterations, sized to a few hundredths of a second, until the
 deadline less ``margin`` and the longest batch so far. The kernels are compiled once per installation
@@ -31,6 +33,7 @@ import random
 import resource
 import threading
 import time
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -39,9 +42,13 @@ import numpy.typing as npt
 from gdl.engines import AUTO_MAX_SECONDS, build_compiled
 from gdl.engines.base import goal_value
 from gdl.engines.compiled import CompiledReasoner
+from gdl.engines.folding import FoldedKernels
+from gdl.engines.native import Kernel
 from gdl.errors import GameTooLargeError
 from gdl.game import Game, State
+from gdl.ground.factors import Factoring, factor, restrict
 from gdl.ground.grounding import term_of
+from gdl.ground.propnet import PropNet
 from gdl.players.base import Player, at_least
 from gdl.players.equilibrium import EquilibriumPlayer
 from gdl.players.mcts import MctsPlayer
@@ -73,6 +80,21 @@ GREEDY_MOST_MOVES, GREEDY_REDRAWS, PROBE_ITERATIONS = 10.0, 30, 2000
 PROBE_BATCH, PROBE_SHARE = 50, 0.1
 #: The least time the puzzle solver keeps free before each deadline (its own default).
 PUZZLE_MARGIN = 0.5
+#: Seconds a pondering search gives one tree before the next, where it ponders several (factors).
+PONDER_SLICE = 0.1
+
+
+@dataclass
+class _Search:
+    """A search tree over a kernel: of the whole game, or of one factor of it played alone."""
+
+    tree: Tree
+    kernels: FoldedKernels
+    kernel: Kernel
+    #: The (role, move) of each legal output of the tree's network.
+    terms: list[tuple[int, Term]]
+    #: The factor's index (None: the whole game).
+    factor: int | None = None
 
 
 class UctPlayer(Player):
@@ -165,8 +187,12 @@ class UctPlayer(Player):
         self.rng = random.Random(seed)
         self._pondering: threading.Thread | None = None
         self._quiet = threading.Event()
-        self._tree: Tree | None = None
-        self._terms: list[tuple[int, Term]] = []
+        #: The search of the whole game, and of each of its factors played alone (none where it has one).
+        self._whole: _Search | None = None
+        self._factors: list[_Search] = []
+        self._factoring: Factoring | None = None
+        #: The factor of each of this player's moves (None: of no factor).
+        self._factor_of: dict[Term, int | None] = {}
         self._compiled: CompiledReasoner | None = None
         self._fallback: Player | None = None
         self._spare_player: MctsPlayer | None = None
@@ -178,7 +204,7 @@ class UctPlayer(Player):
         self._info = {}
         self._index = game.roles.index(role)
         self._chance = game.roles.index(game.chance_role) if game.chance_role is not None else -1
-        self._tree = None
+        self._whole, self._factors, self._factoring = None, [], None
         self._fallback = None
         self._spare_player = None
         if plays_with_views(game):
@@ -186,33 +212,43 @@ class UctPlayer(Player):
         elif len(game.roles) == 1 and self._solved_puzzle(game, role, start_clock, play_clock):
             return
         else:
-            self._tree = self._make_tree(game, start_clock)
-            if self._tree is None:
+            self._whole = self._make_searches(game, start_clock)
+            if self._whole is None:
                 self._fallback = MctsPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
             else:
                 self.decisive, self.anti = self._policy or self._playout_policy(
-                    self._tree, begun + PROBE_SHARE * start_clock
+                    (self._factors or [self._whole])[0], begun + PROBE_SHARE * start_clock
                 )
         if self._fallback is not None:
             self._fallback.start(game, role, max(0.0, start_clock - (time.monotonic() - begun)), play_clock)
             self._info = self._fallback.info()
             return
+        if self._factors:
+            self._info = {**self._info, "factors": len(self._factors)}
         if self.cutoff > 0 or self.prior > 0 or self.minimax > 0:
             self._fit_heuristic(min(HEURISTIC_SECONDS, HEURISTIC_SHARE * start_clock))
-        # The start clock searches the initial state: its tree is kept for the first move.
-        root, _ = self._think(self.game.initial_state(), begun + 0.9 * start_clock - self.margin)
-        if self.ponder and root >= 0:
-            self._start_pondering(root)
+        # The start clock searches the initial state (each factor's in turn): its trees are kept for the
+        # first move.
+        initial = self.game.initial_state()
+        assert self._whole is not None
+        searches = self._factors or [self._whole]
+        stop_at = begun + 0.9 * start_clock - self.margin
+        for done, search in enumerate(searches):
+            share = (stop_at - time.monotonic()) / (len(searches) - done)
+            self._think(search, initial, time.monotonic() + share)
+        if self.ponder:
+            self._start_pondering(self._ponder_roots(initial, None))
 
-    def _playout_policy(self, tree: Tree, stop_at: float) -> tuple[int, int]:
+    def _playout_policy(self, search: _Search, stop_at: float) -> tuple[int, int]:
         """``decisive`` and ``anti`` for a game where neither is given: greedy where its role to move
-        has few moves, as a short search of the initial state (until ``stop_at`` at most) finds them
-        (see the class doc)."""
+        has few moves, as a short search of the initial state in ``search`` (until ``stop_at`` at most)
+        finds them (see the class doc)."""
         compiled = self._compiled
         assert compiled is not None
         if len(self.game.players) != 2 or self._chance >= 0:
             return 0, 0
-        root = tree.root(compiled.initial())
+        tree = search.tree
+        root = tree.root(self._state_of(search, compiled.initial()))
         if root < 0:
             return 0, 0
         done = 0
@@ -220,17 +256,20 @@ class UctPlayer(Player):
             done += tree.search(root, PROBE_BATCH)
         moves = tree.branching()
         few = moves is not None and moves <= GREEDY_MOST_MOVES
+        greedy = False
         if few:  # the network is read for what to watch only where it may be used
-            tree.watch_for(watch(self._kernel))
-        greedy = few and not tree.watch.empty
+            for each in {id(s): s for s in (search, *self._factors, self._whole) if s is not None}.values():
+                each.tree.watch_for(watch(each.kernel))
+            greedy = not tree.watch.empty
         self._info = {"moves": round(moves or 0, 1), "greedy": greedy}
         return (1, GREEDY_REDRAWS) if greedy else (0, 0)
 
     def _fit_heuristic(self, seconds: float) -> None:
         """Fit the material heuristic on the search's playouts from the initial state (none where piece
         counts do not foretell the goals)."""
-        tree, compiled = self._tree, self._compiled
-        assert tree is not None and compiled is not None
+        whole, compiled = self._whole, self._compiled
+        assert whole is not None and compiled is not None
+        tree = whole.tree
         if tree.root(compiled.initial()) < 0:
             return
         tree.heuristic = fit(
@@ -250,9 +289,10 @@ class UctPlayer(Player):
         self._info = puzzle.info()
         return True
 
-    def _make_tree(self, game: Game, start_clock: float) -> Tree | None:
-        """The search tree over the game's native kernel, or None when the game has no network within
-        the budgets (then the fallback plays)."""
+    def _make_searches(self, game: Game, start_clock: float) -> _Search | None:
+        """The search of the whole game over its native kernel (and of each factor, in
+        :attr:`_factors`, where the game has several: :mod:`gdl.ground.factors`), or None when the
+        game has no network within the budgets (then the fallback plays)."""
         compiled = game.reasoner
         if not isinstance(compiled, CompiledReasoner):
             try:
@@ -261,34 +301,83 @@ class UctPlayer(Player):
                 logger.warning("uct: %s; playing as mcts", problem)
                 return None
         warm_up()
+        self._compiled = compiled
+        net = compiled.net
+        factoring = factor(net) if len(net.roles) > 1 else None
+        nets = [restrict(net, factoring, k) for k in range(len(factoring.factors))] if factoring else []
+        if any(each is None for each in nets):
+            factoring, nets = None, []
+        # One budget for every tree: room for the nodes and about eight edges a node (breakthrough's
+        # trees have seven).
+        budget = tree_budget(self.memory << 20) // (1 + len(nets))
+        whole = self._new_search(compiled.kernels, net, compiled.initial(), budget)
+        if whole is None:
+            return None
+        self._factoring = factoring
+        for index, each in enumerate(nets):
+            assert each is not None and factoring is not None
+            search = self._new_search(
+                FoldedKernels(each), each, factoring.project(compiled.initial(), index), budget, index
+            )
+            if search is None:
+                self._factoring, self._factors = None, []
+                break
+            self._factors.append(search)
+        self._factor_of = {}
+        if self._factoring is not None:
+            input_of = {entry: net.first_input + at for at, entry in enumerate(net.moves)}
+            self._factor_of = {
+                term_of(move): self._factoring.factor_of(input_of[(self._index, move)])
+                for move, _ in net.legal[self._index]
+            }
+        return whole
+
+    def _new_search(
+        self, kernels: FoldedKernels, net: PropNet, initial: int, budget: int, factor_index: int | None = None
+    ) -> _Search | None:
+        """A search over ``net`` (flattened in ``kernels``) in ``budget`` bytes, or None where its
+        network is too large for the native kernel, or the tree for the room."""
         try:
-            kernel = self._kernel = compiled.kernels.of(compiled.initial())
+            kernel = kernels.of(initial)
         except ValueError as problem:  # a network too large for the native kernel's array
             logger.warning("uct: %s; playing as mcts", problem)
             return None
-        net = compiled.net
         roles = len(net.roles)
         words = (len(net.fluents) + 63) // 64
         node_bytes = NODE_BYTES + 8 * words + (8 + 8 + 4) * roles + 2 * 4
         edge_bytes = EDGE_BYTES + (AVERAGE_BYTES if self.rave else 0)
-        # Room for the nodes and for about eight edges a node (breakthrough's trees have seven), in one
-        # budget.
-        budget = tree_budget(self.memory << 20)
         nodes = max(1024, budget // (node_bytes + 8 * edge_bytes))
         edges = max(1024, (budget - nodes * node_bytes) // edge_bytes)
-        self._compiled = compiled
-        self._terms = [
-            (role, term_of(move)) for role, entries in enumerate(net.legal) for move, _ in entries
-        ]
+        assert self._compiled is not None
         try:
-            return Tree(
-                kernel, goal_values(compiled), int(nodes), int(edges), self.rng.randrange(1 << 62),
+            tree = Tree(
+                kernel, goal_values(self._compiled), int(nodes), int(edges), self.rng.randrange(1 << 62),
                 watch=watch(kernel) if self._policy is not None and any(self._policy) else None,
                 averages=self.rave > 0,
             )
         except MemoryError:
             logger.warning("uct: no room for a tree of %d MB; playing as mcts", budget >> 20)
             return None
+        terms = [(role, term_of(move)) for role, entries in enumerate(net.legal) for move, _ in entries]
+        return _Search(tree, kernels, kernel, terms, factor_index)
+
+    def _search_of(self, state: State) -> _Search:
+        """The search that chooses this player's move in ``state``: its factor's, where all its legal
+        moves are of one factor, else the whole game's."""
+        assert self._whole is not None
+        if self._factors:
+            found = {self._factor_of.get(move) for move in state.legal_moves(self.role)}
+            index = found.pop() if len(found) == 1 else None
+            if index is not None:
+                return self._factors[index]
+        return self._whole
+
+    def _state_of(self, search: _Search, bits: int) -> int:
+        """The state of ``search``'s tree for the game's state ``bits``."""
+        if search.factor is None:
+            return bits
+        assert self._factoring is not None
+        return self._factoring.project(bits, search.factor)
 
     def play(self, state: State, deadline: float) -> Term:
         self._stop_pondering()
@@ -296,11 +385,11 @@ class UctPlayer(Player):
             move = self._fallback.play(state, deadline)
             self._info = self._fallback.info()
             return move
-        root, done = self._think(state, deadline - self.margin)
+        search = self._search_of(state)
+        root, done = self._think(search, state, deadline - self.margin)
         if root < 0:  # a state the tree cannot take: the plain search plays it
             return self._spare().play(state, deadline)
-        assert self._tree is not None
-        tree = self._tree
+        tree = search.tree
         edges = tree.edges(root, self._index) if tree.expanded(root) else []
         if not edges:
             return state.legal_moves(self.role)[0]
@@ -311,11 +400,25 @@ class UctPlayer(Player):
             "visits": best.visits,
             "value": round(100 * (best.proven if best.proven is not None else best.mean), 1),
             **({"proven": True} if best.proven is not None else {}),
+            **({"factor": search.factor} if search.factor is not None else {}),
         }
         if self.ponder:
             # Where this player alone chooses, the state its move leads to is where the game goes on.
-            self._start_pondering(best.child if best.child >= 0 else root)
-        return self._terms[best.output][1]
+            chosen = tree.state(best.child if best.child >= 0 else root)
+            self._start_pondering(self._ponder_roots(state, (search, chosen)))
+        return search.terms[best.output][1]
+
+    def _ponder_roots(self, state: State, chosen: tuple[_Search, int] | None) -> list[tuple[_Search, int]]:
+        """The trees to ponder in after ``state`` and the states to ponder from: ``chosen``'s (the tree
+        of this player's move, and the state its move leads to there), and each other factor's from
+        ``state``, where the other roles may be choosing."""
+        assert self._compiled is not None and self._whole is not None
+        roots = [chosen] if chosen is not None else []
+        bits = self._compiled.from_fluents(state.fluents())
+        for search in self._factors or ([self._whole] if chosen is None else []):
+            if chosen is None or search is not chosen[0]:
+                roots.append((search, self._state_of(search, bits)))
+        return roots
 
     def _spare(self) -> MctsPlayer:
         """The :class:`MctsPlayer` that plays the states the tree cannot take (made on first use)."""
@@ -324,20 +427,22 @@ class UctPlayer(Player):
             self._spare_player.start(self.game, self.role, 0.0, self.play_clock)
         return self._spare_player
 
-    def _start_pondering(self, node: int) -> None:
-        """Search on from ``node`` in a thread (the kernels release the interpreter lock) until the next
+    def _start_pondering(self, roots: list[tuple[_Search, int]]) -> None:
+        """Search on from each of ``roots`` (a tree and a state in it; by turns of :data:`PONDER_SLICE`
+        where there are several) in a thread (the kernels release the interpreter lock) until the next
         call, or a play clock from now at most: the time between this reply and the next message is the
         player's too (the server counts it in the CPU time it allows)."""
-        tree = self._tree
-        if tree is None or tree.solved(node):
-            return
         until = time.monotonic() + self.play_clock
         self._quiet.clear()
 
         def ponder() -> None:
-            root = tree.root(tree.state(node))
-            if root >= 0:
-                self._search(tree, root, until, self._quiet)
+            open_roots = [(search.tree, search.tree.root(state)) for search, state in roots]
+            open_roots = [(tree, root) for tree, root in open_roots if root >= 0 and not tree.solved(root)]
+            while open_roots and time.monotonic() < until and not self._quiet.is_set():
+                for tree, root in open_roots:
+                    slice_end = until if len(open_roots) == 1 else min(until, time.monotonic() + PONDER_SLICE)
+                    self._search(tree, root, slice_end, self._quiet)
+                open_roots = [(tree, root) for tree, root in open_roots if not tree.solved(root)]
 
         self._pondering = threading.Thread(target=ponder, name="uct-ponder", daemon=True)
         self._pondering.start()
@@ -349,14 +454,14 @@ class UctPlayer(Player):
             self._pondering.join()
             self._pondering = None
 
-    def _think(self, state: State, stop_at: float) -> tuple[int, int]:
-        """Search from ``state`` until ``stop_at`` (or ``iterations``, or a proof); its node and the
-        iterations run."""
-        tree = self._tree
-        assert tree is not None and self._compiled is not None
+    def _think(self, search: _Search, state: State, stop_at: float) -> tuple[int, int]:
+        """Search from ``state`` in ``search`` until ``stop_at`` (or ``iterations``, or a proof); its
+        node and the iterations run."""
+        tree = search.tree
+        assert self._compiled is not None
         tree.fade(MAST_FADE)
-        bits = self._compiled.from_fluents(state.fluents())
-        if self._compiled.kernels.of(bits) is not self._kernel:
+        bits = self._state_of(search, self._compiled.from_fluents(state.fluents()))
+        if search.kernels.of(bits) is not search.kernel:
             return -1, 0  # a state no match reaches, outside what the network was folded for
         root = tree.root(bits)
         # Room for the search: the subtree of the state reached, else a fresh tree, rather than a tree
@@ -398,7 +503,7 @@ class UctPlayer(Player):
         self._stop_pondering()
         if self._fallback is not None:
             self._fallback.stop(state)
-        self._tree = None
+        self._whole, self._factors = None, []
 
     def play_view(self, view: View, deadline: float) -> Term:
         if self._fallback is None:
@@ -411,7 +516,7 @@ class UctPlayer(Player):
         self._stop_pondering()
         if self._fallback is not None:
             self._fallback.stop_view(view)
-        self._tree = None
+        self._whole, self._factors = None, []
 
 
 def choose(edges: list[Edge], proven: float | None) -> Edge:
