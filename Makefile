@@ -18,11 +18,11 @@ $(RUNTIME): pyproject.toml
 	$(BIN)/python -c 'from gdl.engines.warm import warm_up; warm_up()'  # numba compiles the kernels now
 	@# The search's kernels and the playouts' take minutes each: they compile side by side, the others after
 	@# the playouts'; then every kernel loads from the cache once, as the player server's workers will.
-	$(BIN)/python -c 'from gdl.players.uct.player import warm_up_playouts; warm_up_playouts()' && \
+	$(BIN)/python -c 'from gdl.players.uct.warm import warm_up_playouts; warm_up_playouts()' && \
 	$(BIN)/python -c 'from gdl.retrograde_values import warm_up; warm_up()' && \
 	$(BIN)/python -c 'from gdl.extensive.warm import warm_up; warm_up()' && \
 	$(BIN)/python -c 'from gdl.players.puzzles import warm_up; warm_up()' & others=$$!; \
-	$(BIN)/python -c 'from gdl.players.uct.player import warm_up_search; warm_up_search()' || { kill $$others; exit 1; }; \
+	$(BIN)/python -c 'from gdl.players.uct.warm import warm_up_search; warm_up_search()' || { kill $$others; exit 1; }; \
 	wait $$others
 	$(BIN)/python -c 'from gdl.players.uct import warm_up; warm_up()'
 	touch $(RUNTIME)

@@ -51,6 +51,7 @@ def test_the_boards_of_twin_tictactoe_are_its_factors_and_whose_turn_it_is_is_sh
         moves = {net.moves[node - net.first_input][1][1] for node in each.inputs}
         assert moves == {str(index + 1)}  # (mark BOARD m n), both roles
         assert len(each.inputs) == 18
+    assert found.between_roles(net)
 
 
 @pytest.mark.parametrize("name", ["tictactoe.kif", "nim.kif", "rps.kif"])
@@ -84,6 +85,7 @@ def test_independent_lights_are_factors_up_to_a_bound_and_the_step_counter_is_sh
         [("on", str(i))] for i in range(3)
     ]
     assert sorted(net.fluents[b][0] for b in found.shared) == ["step"] * 4
+    assert not found.between_roles(net)  # the robot alone moves in each
     many = gdl.parse(lights(MAX_FACTORS + 1), engine="compiled")
     assert isinstance(many.reasoner, CompiledReasoner)
     assert factor(many.reasoner.net) is None

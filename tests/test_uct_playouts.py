@@ -17,8 +17,8 @@ from gdl.ground.grounding import term_of
 from gdl.players import make_player
 from gdl.players.uct import UctPlayer, warm_up
 from gdl.players.uct.decisive import WATCH_BASE, watch
-from gdl.players.uct.player import GREEDY_MOST_MOVES, GREEDY_REDRAWS, goal_values
-from gdl.players.uct.tree import Tree
+from gdl.players.uct.player import GREEDY_MOST_MOVES, GREEDY_REDRAWS
+from gdl.players.uct.tree import Tree, goal_values
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "games"

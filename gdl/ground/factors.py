@@ -57,6 +57,14 @@ class Factoring:
                 return index
         return None
 
+    def between_roles(self, net: PropNet) -> bool:
+        """Whether two roles or more move in every factor. A factor where one role alone moves is its
+        private choice, which only the goals may link to the others' (a guessing game): played alone,
+        with theirs as they start, its goals say little."""
+        return all(
+            len({net.moves[node - net.first_input][0] for node in each.inputs}) >= 2 for each in self.factors
+        )
+
     def project(self, state: int, index: int) -> int:
         """``state`` with the base propositions outside factor ``index`` (and outside the shared ones)
         at their initial values: the state of the factor's own network."""

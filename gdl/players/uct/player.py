@@ -34,13 +34,8 @@ import resource
 import threading
 import time
 from dataclasses import dataclass
-from functools import cache
-
-import numpy as np
-import numpy.typing as npt
 
 from gdl.engines import AUTO_MAX_SECONDS, build_compiled
-from gdl.engines.base import goal_value
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.folding import FoldedKernels
 from gdl.engines.native import Kernel
@@ -55,7 +50,8 @@ from gdl.players.mcts import MctsPlayer
 from gdl.players.puzzles.player import PuzzlePlayer
 from gdl.players.uct.decisive import watch
 from gdl.players.uct.heuristic import LEAST_CORRELATION, LEAST_PRIOR_CORRELATION, fit, piece_features
-from gdl.players.uct.tree import AVERAGE_BYTES, EDGE_BYTES, NODE_BYTES, Edge, Tree
+from gdl.players.uct.tree import AVERAGE_BYTES, EDGE_BYTES, NODE_BYTES, Edge, Tree, goal_values
+from gdl.players.uct.warm import warm_up
 from gdl.syntax.model import Term
 from gdl.views import View, plays_with_views
 
@@ -257,8 +253,9 @@ class UctPlayer(Player):
         moves = tree.branching()
         few = moves is not None and moves <= GREEDY_MOST_MOVES
         greedy = False
-        if few:  # the network is read for what to watch only where it may be used
-            for each in {id(s): s for s in (search, *self._factors, self._whole) if s is not None}.values():
+        if few:  # the networks are read for what to watch only where it may be used
+            assert self._whole is not None
+            for each in (*self._factors, self._whole):
                 each.tree.watch_for(watch(each.kernel))
             greedy = not tree.watch.empty
         self._info = {"moves": round(moves or 0, 1), "greedy": greedy}
@@ -304,6 +301,8 @@ class UctPlayer(Player):
         self._compiled = compiled
         net = compiled.net
         factoring = factor(net) if len(net.roles) > 1 else None
+        if factoring is not None and not factoring.between_roles(net):
+            factoring = None
         nets = [restrict(net, factoring, k) for k in range(len(factoring.factors))] if factoring else []
         if any(each is None for each in nets):
             factoring, nets = None, []
@@ -544,51 +543,3 @@ def tree_budget(wanted: int) -> int:
     except (OSError, ValueError, IndexError):
         return wanted
     return max(1 << 20, min(wanted, (soft - used) // 2))
-
-
-def goal_values(compiled: CompiledReasoner) -> npt.NDArray[np.float64]:
-    """The value of each goal output of the network, role after role (0 for a value that is no number
-    from 0 to 100)."""
-    values = [goal_value((term_of(value),)) for entries in compiled.net.goals for value, _ in entries]
-    return np.array([value or 0 for value in values], dtype=np.float64)
-
-
-def _smallest_tree() -> tuple[Tree, int]:
-    """A tree of the smallest game, and the game's initial state."""
-    from gdl.check import check_text
-    from gdl.engines.warm import WARM_UP_GAME
-    from gdl.engines.warm import warm_up as warm_engines
-
-    warm_engines()
-    checked = check_text(WARM_UP_GAME).checked
-    assert checked is not None
-    compiled = CompiledReasoner(checked)
-    tree = Tree(
-        compiled.kernel, goal_values(compiled), 64, 256, 1, watch=watch(compiled.kernel), averages=True
-    )
-    return tree, compiled.initial()
-
-
-def warm_up_search() -> None:
-    """Compile (or load) the kernels of the search and of tree reuse alone; ``make`` compiles them beside
-    the playouts' kernel (:func:`warm_up_playouts`), each taking minutes."""
-    tree, initial = _smallest_tree()
-    root = tree.root(initial)
-    tree.search(root, 4, greed=0.5, decisive=1, anti=1, cutoff=2, rave=1, prior=2, savers=1, minimax=0.5)
-    tree.keep(root)
-
-
-def warm_up_playouts() -> None:
-    """Compile (or load) the kernel of the playouts from a state (the heuristic's samples) alone."""
-    tree, _ = _smallest_tree()
-    tree.sample(np.full(2, 1, dtype=np.int64), decisive=1)
-
-
-@cache
-def warm_up() -> float:
-    """Compile (or load from numba's cache) the search kernels and run them once on the smallest game;
-    the seconds it took (the first call only)."""
-    started = time.perf_counter()
-    warm_up_search()
-    warm_up_playouts()
-    return time.perf_counter() - started

@@ -19,8 +19,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gdl.engines.base import goal_value
+from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.native import Kernel
 from gdl.engines.native_layout import BASES, LEGAL_LITS, LEGAL_STARTS, ROLES, SIZES, STATE_IN
+from gdl.ground.grounding import term_of
 from gdl.players.uct.decisive import Watch, no_watch
 from gdl.players.uct.layout import (
     EDGES_USED,
@@ -380,3 +383,10 @@ def _kernels() -> Any:
     from gdl.players.uct import kernel
 
     return kernel
+
+
+def goal_values(compiled: CompiledReasoner) -> npt.NDArray[np.float64]:
+    """The value of each goal output of the network, role after role (0 for a value that is no number
+    from 0 to 100)."""
+    values = [goal_value((term_of(value),)) for entries in compiled.net.goals for value, _ in entries]
+    return np.array([value or 0 for value in values], dtype=np.float64)
