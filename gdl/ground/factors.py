@@ -80,10 +80,11 @@ def factor(net: PropNet) -> Factoring | None:
     :data:`MAX_FACTORS`, or past the analysis' bound (:data:`MAX_VISITS`)."""
     reads = _Leaves(net)
     bases = range(net.first_input)
+    input_of = _input_index(net)
     try:
         next_reads = [reads.of(node) for node in net.next]
         legal_reads = [
-            (net.first_input + _input_index(net)[(role, move)], reads.of(node))
+            (net.first_input + input_of[(role, move)], reads.of(node))
             for role, entries in enumerate(net.legal)
             for move, node in entries
         ]
@@ -127,9 +128,10 @@ def factor(net: PropNet) -> Factoring | None:
     except _TooLarge:
         return None
     for leaves in disjuncts:
-        first, *others = leaves or {-1}
-        for x in others:
-            join(x, first)
+        if leaves:
+            first, *others = leaves
+            for x in others:
+                join(x, first)
     groups: dict[int, tuple[set[int], set[int]]] = {}
     for b in bases:
         if b not in shared:
