@@ -45,6 +45,8 @@ from gdl.players.uct.layout import (
     NO_ESTIMATE,
     NODES_USED,
     PRIOR,
+    PROBE,
+    PROBE_VISIT,
     RAVE,
     SIMULTANEOUS,
     SOLVED,
@@ -52,6 +54,7 @@ from gdl.players.uct.layout import (
     WIN,
 )
 from gdl.players.uct.playout_kernel import leaf_estimate, mast_update, playout, predict
+from gdl.players.uct.probe_kernel import forced_win
 from gdl.players.uct.step_kernel import below, legal_count, legal_move, read_rewards, step
 
 
@@ -404,6 +407,7 @@ def search(
     mast: Any,
     amaf: Any,
     decisive: Any,
+    probe: Any,
     heuristic: Any,
     options: Any,
     root: int,
@@ -420,6 +424,7 @@ def search(
     ``amaf``: the edges' move averages (visits and sums of rewards; empty arrays where the selection
     uses none), a stamp per legal output and one more for the count, and each role's reference node;
     ``decisive``: the watched literals of :mod:`gdl.players.uct.decisive` and room for a step's flips;
+    ``probe``: room for the plies of a search for a forced win (:mod:`gdl.players.uct.probe_kernel`);
     ``heuristic``: the arrays of :mod:`gdl.players.uct.heuristic` (playouts cut off by it, priors
     given by it, implicit minimax's leaves estimated by it);
     ``options``: the fields of :data:`gdl.players.uct.layout.CHANCE` and the others.
@@ -437,6 +442,8 @@ def search(
     refs = amaf[3]
     weight = int(options[PRIOR]) if heuristic[0].shape[0] > 1 else 0
     alpha = options[MINIMAX] if heuristic[0].shape[0] > 1 else 0.0
+    plies = int(options[PROBE])
+    probe_visit = int(options[PROBE_VISIT])
     if weight > 0:
         for role in range(roles):
             heuristic[5][role] = predict(saved, heuristic, role)
@@ -458,6 +465,15 @@ def search(
             if (not flags[node] & EXPANDED and not expand(data, tree, amaf, node)) or depth == path.shape[0]:
                 rolling = True
                 break
+            chooser = mover[node]
+            winning = -1
+            if plies > 0 and visits[node] == probe_visit and chooser >= 0 and chooser != chance:
+                # A move by which the role to move wins within the probe's plies is taken now, and the
+                # state it leads to proven (the solver then proves this node, when the win is a goal of
+                # 100): the player's choice at the root reads its children.
+                winning = forced_win(
+                    data, goal_values, scratch, decisive, probe, chooser, chance, plies, previous
+                )
             path[depth, 0] = node
             for role in range(roles):
                 ref = -1
@@ -468,6 +484,8 @@ def search(
                         refs[role] = node
                     ref = refs[role] if refs[role] >= 0 else node
                 edge = select(tree, amaf, node, role, chance, exploration, meta, ref, bias, alpha)
+                if winning >= 0 and role == chooser and amaf_edge(tree, node, role, winning) >= 0:
+                    edge = amaf_edge(tree, node, role, winning)
                 path[depth, 1 + role] = edge
                 chosen[role] = edge_moves[edge]
             depth += 1
@@ -477,6 +495,7 @@ def search(
             # Where the child is linked: the edge of the role that alone chooses, or the joint move's slot.
             link = edge if edge >= 0 else joint_slot(tree, node, path[depth - 1])
             child = children[link] if link >= 0 else -1
+            created = False
             if child < 0:
                 if weight > 0 and edge >= 0:
                     add_prior(tree, heuristic, live, node, chooser, edge, weight)
@@ -490,14 +509,17 @@ def search(
                             values[child, role] = leaf_estimate(live, heuristic, role)
                 if child >= 0 and link >= 0:
                     children[link] = child
-                if child < 0 or created:
-                    if child >= 0 and flags[child] & SOLVED:
-                        copy(rewards, values[child])
-                    else:
-                        rolling = True
-                    if child >= 0:
-                        visits[child] += 1
-                    break
+            if winning >= 0 and child >= 0 and not flags[child] & SOLVED:
+                copy(values[child], rewards)
+                flags[child] |= SOLVED
+            if child < 0 or created:
+                if child >= 0 and flags[child] & SOLVED:
+                    copy(rewards, values[child])
+                else:
+                    rolling = True
+                if child >= 0:
+                    visits[child] += 1
+                break
             node = child
         if rolling:
             moves = playout(data, goal_values, meta, scratch, mast, decisive, heuristic, options, limit)

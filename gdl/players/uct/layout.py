@@ -28,7 +28,11 @@ WIN = 1.0
 #: how many visits a heuristic prior adds to a move at its first visit (0: none); whether a move that
 #: lets the next role win at once is replaced by a saver first (a move that flips what the winning
 #: move's legality reads); the weight of the implicit minimax value of a move's child in its mean (0:
-#: none).
-CHANCE, GREED, DECISIVE, TRIES, ANTI, CUTOFF, RAVE, BIAS, PRIOR, SAVERS, MINIMAX = range(11)
+#: none); within how many plies a node's role to move is searched for a forced win (0: never), and at
+#: which visit of the node (:mod:`gdl.players.uct.probe_kernel`).
+(CHANCE, GREED, DECISIVE, TRIES, ANTI, CUTOFF, RAVE, BIAS, PRIOR, SAVERS, MINIMAX, PROBE,
+ PROBE_VISIT) = range(13)
+#: The most plies of a probe (the rows of its room).
+MOST_PROBE_PLIES = 9
 #: The value of a node that has no heuristic estimate (its children's, once they have one, is backed up).
 NO_ESTIMATE = -1.0

@@ -50,6 +50,7 @@ from gdl.players.mcts import MctsPlayer
 from gdl.players.puzzles.player import PuzzlePlayer
 from gdl.players.uct.decisive import watch
 from gdl.players.uct.heuristic import LEAST_CORRELATION, LEAST_PRIOR_CORRELATION, fit, piece_features
+from gdl.players.uct.layout import MOST_PROBE_PLIES
 from gdl.players.uct.tree import AVERAGE_BYTES, EDGE_BYTES, NODE_BYTES, Edge, Tree, goal_values
 from gdl.players.uct.warm import warm_up
 from gdl.syntax.model import Term
@@ -126,7 +127,9 @@ class UctPlayer(Player):
     (float, 0 to 1) the weight of implicit minimax in a move's mean: each new node starts with the
     material heuristic's estimate of its state, each node takes the estimate of its child best for its
     role, and the selection blends a move's mean with its child's estimate by that weight (0: none;
-    fitted as for ``prior``).
+    fitted as for ``prior``); ``probe`` (int, 0 to 9) within how many plies a node's role to move is
+    searched for a win it can force, at the node's ``probe_visit``-th visit, where one role alone
+    chooses (:mod:`gdl.players.uct.probe_kernel`; 0: never).
     """
 
     name = "uct"
@@ -150,8 +153,15 @@ class UctPlayer(Player):
         prior: int = 0,
         savers: int = 0,
         minimax: float = 0.0,
+        probe: int = 0,
+        probe_visit: int = 1,
     ) -> None:
         at_least("uct", "c", c, 0)
+        at_least("uct", "probe", probe, 0)
+        if probe > MOST_PROBE_PLIES:
+            raise ValueError(f"uct probe must be at most {MOST_PROBE_PLIES}, got {probe}")
+        at_least("uct", "probe_visit", probe_visit, 1)
+        self.probe, self.probe_visit = probe, probe_visit
         at_least("uct", "tries", tries, 1)
         self.tries = tries
         at_least("uct", "anti", anti, 0)
@@ -351,7 +361,7 @@ class UctPlayer(Player):
         try:
             tree = Tree(
                 kernel, goal_values(self._compiled), int(nodes), int(edges), self.rng.randrange(1 << 62),
-                watch=watch(kernel) if self._policy is not None and any(self._policy) else None,
+                watch=watch(kernel) if self.probe > 0 or any(self._policy or ()) else None,
                 averages=self.rave > 0,
             )
         except MemoryError:
@@ -487,7 +497,7 @@ class UctPlayer(Player):
             ran = tree.search(
                 root, wanted, self._chance, self.c, self.greed, self.decisive, self.tries, self.anti,
                 self.cutoff if tree.heuristic.correlation >= LEAST_CORRELATION else 0, self.rave, self.bias,
-                self.prior, self.savers, self.minimax,
+                self.prior, self.savers, self.minimax, self.probe, self.probe_visit,
             )
             done += ran
             took = time.monotonic() - now

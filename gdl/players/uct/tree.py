@@ -30,8 +30,9 @@ from gdl.players.uct.layout import (
     EXPANDED,
     FULL,
     JOINT,
-    MINIMAX,
+    MOST_PROBE_PLIES,
     NODES_USED,
+    PROBE_VISIT,
     RANDOM,
     SIMULTANEOUS,
     SOLVED,
@@ -168,7 +169,15 @@ class Tree:
             np.zeros(outputs + 1, dtype=np.int64),
             np.zeros(roles, dtype=np.int64),
         )
-        self.options = np.zeros(MINIMAX + 1, dtype=np.float64)
+        #: Room for a probe's plies: the base propositions each flipped, its joint move, the legal moves
+        #: of its role to move, and its frame (:mod:`gdl.players.uct.probe_kernel`).
+        self.probe = (
+            np.zeros((MOST_PROBE_PLIES, bases), dtype=np.int32),
+            np.zeros((MOST_PROBE_PLIES, roles), dtype=np.int32),
+            np.zeros((MOST_PROBE_PLIES, outputs), dtype=np.int32),
+            np.zeros((MOST_PROBE_PLIES, 4), dtype=np.int64),
+        )
+        self.options = np.zeros(PROBE_VISIT + 1, dtype=np.float64)
         #: The material heuristic that scores playouts cut off (none: never cut off).
         self.heuristic = no_heuristic(roles)
         self.table, self.states, self.flags, self.visits, self.values = self.arrays[:5]
@@ -233,6 +242,8 @@ class Tree:
         prior: int = 0,
         savers: int = 0,
         minimax: float = 0.0,
+        probe: int = 0,
+        probe_visit: int = 1,
     ) -> int:
         """Up to ``iterations`` iterations from ``root`` (fewer once it is proven); how many ran.
         ``chance``: the role of nature (-1: none); ``exploration``: UCB1's constant; ``greed``: how
@@ -248,15 +259,22 @@ class Tree:
         ``savers``: whether a move after which the next role to move wins at once is first replaced by
         a saver (:func:`gdl.players.uct.decisive_kernel.play_saver`), before the redraws; ``minimax``:
         the weight of the implicit minimax value of a move's child, as :attr:`heuristic` estimates the
-        leaves, in the move's mean (0: none)."""
+        leaves, in the move's mean (0: none); ``probe``: within how many plies (at most
+        :data:`gdl.players.uct.layout.MOST_PROBE_PLIES`) a node's role to move is searched for a forced
+        win, at the node's ``probe_visit``-th visit (0: never; :mod:`gdl.players.uct.probe_kernel`)."""
         if rave > 0 and len(self.amaf[0]) < len(self.moves):
             raise ValueError("uct: a tree without move averages cannot search with rave")
-        self._set_options(chance, greed, decisive, tries, anti, cutoff, rave, bias, prior, savers, minimax)
+        if not 0 <= probe <= MOST_PROBE_PLIES:
+            raise ValueError(f"uct: a probe of {probe} plies (at most {MOST_PROBE_PLIES})")
+        self._set_options(
+            chance, greed, decisive, tries, anti, cutoff, rave, bias, prior, savers, minimax, probe,
+            probe_visit,
+        )
         return int(
             _kernels().search(
                 self.data, self.arrays, self.goal_values, self.scratch, self.path, self.mast, self.amaf,
-                self.decisive, self.heuristic.as_tuple(), self.options, root, iterations, exploration,
-                self.playout_limit,
+                self.decisive, self.probe, self.heuristic.as_tuple(), self.options, root, iterations,
+                exploration, self.playout_limit,
             )
         )
 
@@ -296,8 +314,13 @@ class Tree:
         prior: float = 0,
         savers: float = 0,
         minimax: float = 0.0,
+        probe: float = 0,
+        probe_visit: float = 1,
     ) -> None:
-        self.options[:] = (chance, greed, decisive, tries, anti, cutoff, rave, bias, prior, savers, minimax)
+        self.options[:] = (
+            chance, greed, decisive, tries, anti, cutoff, rave, bias, prior, savers, minimax, probe,
+            probe_visit,
+        )
 
     def fade(self, factor: float) -> None:
         """Scale the MAST statistics by ``factor``: what earlier moves taught weighs less."""

@@ -34,7 +34,9 @@ def warm_up_search() -> None:
     the playouts' kernel (:func:`warm_up_playouts`), each taking minutes."""
     tree, initial = _smallest_tree()
     root = tree.root(initial)
-    tree.search(root, 4, greed=0.5, decisive=1, anti=1, cutoff=2, rave=1, prior=2, savers=1, minimax=0.5)
+    tree.search(
+        root, 4, greed=0.5, decisive=1, anti=1, cutoff=2, rave=1, prior=2, savers=1, minimax=0.5, probe=3
+    )
     tree.keep(root)
 
 

@@ -1,0 +1,142 @@
+"""Shallow proofs in the uct player's tree, in numba: whether the role to move can force a win within a
+few plies, every answer of the others tried (a minimax search of wins and not-wins, as the MCTS-minimax
+hybrids of Baier and Winands run in the selection). The tree reads a proof as it reads the MCTS-Solver's:
+the node is proven, and its parent's move into it too.
+
+The search plays moves in the network and takes them back, a row of ``probe`` each ply: the base
+propositions the ply's move flipped, its joint move, the legal moves of its role to move (read before
+any is played: playing a move and taking it back may reorder the legal sets), and the ply's frame (the
+next move to try, their number, the role to move, the flips of the move played). It keeps its own
+stack of plies, as numba's cache does not keep a function that calls itself. A win is claimed
+only from a terminal state reached with the role's best goal, so every proof is sound; states where
+several roles choose at once, or nature does, are not searched (no proof there).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# The kernels allocate nothing, so they are compiled as the native kernel's are (no reference counting).
+from gdl.engines.native_kernel import (
+    _inline,
+    _jit,
+    holds,
+    live_network,
+    section,
+)
+from gdl.engines.native_layout import (
+    GROUP_STARTS,
+    GUARDS,
+    LITS,
+    MEMBERS,
+    SET_SIZES,
+)
+from gdl.players.uct.decisive_kernel import decisive_move, sole_mover
+from gdl.players.uct.step_kernel import flip, legal_count, legal_move, swap_inputs, unflip, wins
+
+#: The most candidates a proof's last ply tries through the watched literals: all of them.
+ALL_TRIES = 1 << 30
+#: Fields of a ply's frame: the next of its moves to try, their number, its role to move, and how many
+#: base propositions the move being tried flipped.
+NEXT, COUNT, MOVER, MOVED = range(4)
+#: What a ply is found to be: not decided yet (its moves are being tried), not won, won.
+OPEN, LOST, WON = -1, 0, 1
+
+
+@_inline
+def begin(
+    data: Any, goal_values: Any, scratch: Any, decisive: Any, probe: Any, role: int, chance: int, left: int,
+    ply: int, current: Any,
+) -> int:
+    """Set ply ``ply`` up in the network's state (not terminal), with ``left`` plies left and ``current``
+    the joint move whose inputs are set: :data:`OPEN` with its moves read, or what it is found to be
+    at once (not won where the role to move is not alone in choosing, or where the role cannot move
+    again in time; on the last ply of the role, whether a winning move is among the watched ones)."""
+    flips, joints, legals, frames = probe
+    if left == 0 or ply >= joints.shape[0]:
+        return LOST
+    chosen = joints[ply]
+    mover = sole_mover(data, chosen)
+    if mover < 0 or mover == chance:
+        return LOST
+    ours = mover == role
+    if not ours and left < 2:
+        return LOST
+    if ours and left == 1 and decisive[0].shape[0] > 0:
+        # The last ply: only where the watched literals say a winning move may be (all of them are there).
+        moves = (chosen, current)
+        if decisive_move(data, goal_values, scratch, decisive, flips[ply], moves, role, ALL_TRIES, False):
+            return WON
+        return LOST
+    counters = live_network(data)
+    set_sizes = section(data, SET_SIZES)
+    members = section(data, MEMBERS)
+    group_starts = section(data, GROUP_STARTS)
+    count = legal_count(counters, set_sizes, section(data, GUARDS), mover)
+    for i in range(count):
+        legals[ply, i] = legal_move(members, group_starts, set_sizes, mover, i)
+    frames[ply, NEXT] = 0
+    frames[ply, COUNT] = count
+    frames[ply, MOVER] = mover
+    return OPEN
+
+
+@_jit
+def forced_win(
+    data: Any,
+    goal_values: Any,
+    scratch: Any,
+    decisive: Any,
+    probe: Any,
+    role: int,
+    chance: int,
+    plies: int,
+    current: Any,
+) -> int:
+    """The move (legal output) by which ``role`` wins with its best goal within ``plies`` plies from the
+    network's state (not terminal), against every move of the others, where one role alone chooses at
+    each ply; -1 where there is none. ``current`` holds the joint move whose inputs are set. The network
+    is left as it was; on a proof, the rewards of a won terminal state are in ``scratch[4]``."""
+    flips, joints, legals, frames = probe
+    counters = live_network(data)
+    terminal = section(data, LITS)[0]
+    ply = 0
+    found = begin(data, goal_values, scratch, decisive, probe, role, chance, plies, 0, current)
+    # Whether the first ply's moves were listed (else its winning move was found among the watched ones).
+    listed = found == OPEN
+    while True:
+        if found != OPEN:
+            if ply == 0:
+                if found == LOST:
+                    return -1
+                return int(legals[0, frames[0, NEXT] - 1]) if listed else int(joints[0, role])
+            # Back to the parent ply: its move taken back, and what the child was found decides it or not.
+            ply -= 1
+            before = current if ply == 0 else joints[ply - 1]
+            unflip(data, flips[ply], frames[ply, MOVED])
+            swap_inputs(data, joints[ply], before)
+            ours = frames[ply, MOVER] == role
+            # A move of the role that wins decides its ply; a move of another that does not, too.
+            if (found == WON) != ours:
+                found = OPEN
+            continue
+        i = frames[ply, NEXT]
+        ours = frames[ply, MOVER] == role
+        if i == frames[ply, COUNT]:
+            found = LOST if ours else WON
+            continue
+        frames[ply, NEXT] = i + 1
+        before = current if ply == 0 else joints[ply - 1]
+        chosen = joints[ply]
+        chosen[frames[ply, MOVER]] = legals[ply, i]
+        swap_inputs(data, before, chosen)
+        frames[ply, MOVED] = flip(data, flips[ply])
+        if holds(counters, terminal):
+            won = wins(data, goal_values, scratch[3], scratch[4], role)
+            unflip(data, flips[ply], frames[ply, MOVED])
+            swap_inputs(data, chosen, before)
+            if won == ours:
+                found = WON if ours else LOST
+            continue
+        ply += 1
+        found = begin(data, goal_values, scratch, decisive, probe, role, chance, plies - ply, ply, chosen)

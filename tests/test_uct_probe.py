@@ -1,0 +1,140 @@
+"""The uct player's probes (gdl.players.uct.probe_kernel): a node's role to move proven to win within a
+few plies exactly where a plain minimax over the game's own states says it can force a win."""
+
+from __future__ import annotations
+
+import random
+import time
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+import gdl
+from gdl.engines.compiled import CompiledReasoner
+from gdl.game import State
+from gdl.players import make_player
+from gdl.players.uct.decisive import watch
+from gdl.players.uct.layout import WIN
+from gdl.players.uct.tree import Tree, goal_values
+
+GAMES = Path(__file__).parent.parent / "games"
+
+
+def wins_within(state: State, role: str, plies: int, best: dict[str, int]) -> bool:
+    """Whether ``role`` reaches a terminal state with its best goal within ``plies`` plies from the
+    non-terminal ``state``, against every move of the others, where one role alone chooses at each
+    ply: the probe's question, answered by brute force over the game's states."""
+    if plies == 0:
+        return False
+    legal = {r: list(state.legal_moves(r)) for r in state.game.roles}
+    choosing = [r for r, moves in legal.items() if len(moves) > 1]
+    if len(choosing) != 1 or any(not moves for moves in legal.values()):
+        return False
+    mover = choosing[0]
+    ours = mover == role
+    if not ours and plies < 2:
+        return False
+    for move in legal[mover]:
+        joint = {r: (move if r == mover else moves[0]) for r, moves in legal.items()}
+        after = state.next(joint)
+        if after.is_terminal():
+            won = after.goals()[role] >= best[role]
+        else:
+            won = wins_within(after, role, plies - 1, best)
+        if won == ours:
+            return ours
+    return not ours
+
+
+@cache
+def loaded(path: Path) -> tuple[gdl.Game, CompiledReasoner]:
+    game = gdl.load(path, engine="compiled")
+    assert isinstance(game.reasoner, CompiledReasoner)
+    return game, game.reasoner
+
+
+def chooser(state: State) -> str | None:
+    """The one role with more than one legal move in ``state``, if one alone has."""
+    choosing = [r for r in state.game.roles if len(list(state.legal_moves(r))) > 1]
+    return choosing[0] if len(choosing) == 1 else None
+
+
+def random_states(game: gdl.Game, count: int, seed: int) -> list[State]:
+    """States of random matches, at random depths, where one role alone chooses."""
+    rng = random.Random(seed)
+    found: list[State] = []
+    while len(found) < count:
+        state = game.initial_state()
+        for _ in range(rng.randrange(1, 60)):
+            if state.is_terminal():
+                break
+            state = state.next({r: rng.choice(list(state.legal_moves(r))) for r in game.roles})
+        if not state.is_terminal() and chooser(state) is not None:
+            found.append(state)
+    return found
+
+
+def probed(tree: Tree, reasoner: CompiledReasoner, state: State, role: int, plies: int) -> bool:
+    """Whether a search of one iteration that probes its fresh root proves it won for ``role``."""
+    tree.clear()
+    root = tree.root(reasoner.from_fluents(state.fluents()))
+    tree.search(root, 1, probe=plies, probe_visit=0)
+    return tree.solved(root) and tree.value(root, role) >= WIN
+
+
+@pytest.mark.parametrize(
+    ("where", "name", "plies", "count"),
+    [
+        ("games", "tictactoe.kif", 3, 120),
+        ("games", "tictactoe.kif", 5, 60),
+        ("corpus", "connectfour.kif", 3, 60),
+    ],
+)
+@pytest.mark.parametrize("watched", [True, False])
+def test_a_probe_proves_a_win_exactly_where_minimax_finds_one(
+    where: str, name: str, plies: int, count: int, watched: bool, request: pytest.FixtureRequest
+) -> None:
+    path = (GAMES if where == "games" else request.getfixturevalue("corpus") / "games") / name
+    game, reasoner = loaded(path)
+    # Watched, the last ply looks for the winning move through the watched literals; else among all.
+    kernel = reasoner.kernel
+    tree = Tree(kernel, goal_values(reasoner), 4096, 65_536, 3, watch=watch(kernel) if watched else None)
+    proofs = 0
+    states = random_states(game, count, seed=plies)
+    for state in states:
+        mover = chooser(state)
+        assert mover is not None
+        expected = wins_within(state, mover, plies, {r: 100 for r in game.roles})  # both games' best goal
+        assert probed(tree, reasoner, state, game.roles.index(mover), plies) == expected, state
+        proofs += expected
+    # Both answers were compared, and often.
+    assert len(states) == count
+    assert 5 <= proofs <= count - 5, proofs
+
+
+def test_the_player_plays_a_win_its_probe_proves_where_the_solver_alone_proves_none() -> None:
+    game, _ = loaded(GAMES / "tictactoe.kif")
+    # States where the role to move forces a win in three plies, not in one (a fork).
+    forks = []
+    for state in random_states(game, 200, seed=11):
+        mover = chooser(state)
+        assert mover is not None
+        best = {r: 100 for r in game.roles}
+        if wins_within(state, mover, 3, best) and not wins_within(state, mover, 1, best):
+            forks.append((state, mover))
+    assert len(forks) >= 5
+    proven = {"probe=3": 0, "probe=0": 0}
+    for state, mover in forks:
+        for probe in proven:
+            player = make_player(f"uct:iterations=40,ponder=0,seed=5,{probe}")
+            player.start(game, mover, 10, 10)
+            move = player.play(state, time.monotonic() + 10)
+            if player.info().get("proven"):
+                proven[probe] += 1
+                others = {r: next(iter(state.legal_moves(r))) for r in game.roles if r != mover}
+                after = state.next({mover: move, **others})
+                assert wins_within(after, mover, 2, {r: 100 for r in game.roles}), (state, move)
+            player.stop(state)
+    assert proven["probe=3"] == len(forks)
+    assert proven["probe=0"] < len(forks)
