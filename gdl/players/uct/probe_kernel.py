@@ -36,6 +36,9 @@ from gdl.players.uct.step_kernel import flip, legal_count, legal_move, swap_inpu
 
 #: The most candidates a proof's last ply tries through the watched literals: all of them.
 ALL_TRIES = 1 << 30
+#: The most moves a probe plays (besides its last ply's watched candidates): past them it gives up, so
+#: that a game of many moves a ply does not stall the search (about a millisecond in breakthrough).
+MOST_PROBE_MOVES = 2_000
 #: Fields of a ply's frame: the next of its moves to try, their number, its role to move, and how many
 #: base propositions the move being tried flipped.
 NEXT, COUNT, MOVER, MOVED = range(4)
@@ -96,7 +99,8 @@ def forced_win(
     """The move (legal output) by which ``role`` wins with its best goal within ``plies`` plies from the
     network's state (not terminal), against every move of the others, where one role alone chooses at
     each ply; -1 where there is none. ``current`` holds the joint move whose inputs are set. The network
-    is left as it was; on a proof, the rewards of a won terminal state are in ``scratch[4]``."""
+    is left as it was; on a proof, the rewards of a won terminal state are in ``scratch[4]``. Past
+    :data:`MOST_PROBE_MOVES` moves the search gives up (-1)."""
     flips, joints, legals, frames = probe
     counters = live_network(data)
     terminal = section(data, LITS)[0]
@@ -104,10 +108,11 @@ def forced_win(
     found = begin(data, goal_values, scratch, decisive, probe, role, chance, plies, 0, current)
     # Whether the first ply's moves were listed (else its winning move was found among the watched ones).
     listed = found == OPEN
+    left = MOST_PROBE_MOVES
     while True:
         if found != OPEN:
             if ply == 0:
-                if found == LOST:
+                if found == LOST or left < 0:
                     return -1
                 return int(legals[0, frames[0, NEXT] - 1]) if listed else int(joints[0, role])
             # Back to the parent ply: its move taken back, and what the child was found decides it or not.
@@ -116,9 +121,14 @@ def forced_win(
             unflip(data, flips[ply], frames[ply, MOVED])
             swap_inputs(data, joints[ply], before)
             ours = frames[ply, MOVER] == role
-            # A move of the role that wins decides its ply; a move of another that does not, too.
-            if (found == WON) != ours:
+            # A move of the role that wins decides its ply; a move of another that does not, too. Once
+            # the moves are spent, every ply is taken back.
+            if (found == WON) != ours and left >= 0:
                 found = OPEN
+            continue
+        left -= 1
+        if left < 0:
+            found = LOST
             continue
         i = frames[ply, NEXT]
         ours = frames[ply, MOVER] == role
