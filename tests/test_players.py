@@ -81,7 +81,7 @@ def test_options_are_converted_to_their_types() -> None:
         ("uct:savers=yes", "option 'savers' of uct player expects an integer, got 'yes'"),
         ("uct:minimax=1.5", "bad uct player: uct minimax must be at most 1, got 1.5"),
         ("uct:minimax=-0.1", "bad uct player: uct minimax must be at least 0, got -0.1"),
-        ("uct:probe=10", "bad uct player: uct probe must be at most 9, got 10"),
+        ("uct:probe=8", "bad uct player: uct probe must be at most 7, got 8"),
         ("uct:probe_visit=0", "bad uct player: uct probe_visit must be at least 1, got 0"),
     ],
 )

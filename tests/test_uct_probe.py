@@ -15,7 +15,7 @@ from gdl.engines.compiled import CompiledReasoner
 from gdl.game import State
 from gdl.players import make_player
 from gdl.players.uct.decisive import watch
-from gdl.players.uct.layout import NODES_USED, WIN
+from gdl.players.uct.layout import MOST_PROBE_PLIES, NODES_USED, WIN
 from gdl.players.uct.tree import Tree, goal_values
 
 GAMES = Path(__file__).parent.parent / "games"
@@ -144,8 +144,8 @@ def test_a_deep_probe_of_a_wide_game_gives_up_and_the_search_goes_on(corpus: Pat
     _, reasoner = loaded(corpus / "games" / "breakthrough.kif")
     tree = Tree(reasoner.kernel, goal_values(reasoner), 4096, 65_536, 3, watch=watch(reasoner.kernel))
     root = tree.root(reasoner.initial())
-    # Nine plies from the start reach no end of breakthrough (a piece needs six moves to cross), and a
-    # full search of them would play some 25^8 moves: each probe gives up after its budget of moves.
-    assert tree.search(root, 300, probe=9, probe_visit=1) == 300
+    # Seven plies from the start reach no end of breakthrough (a piece needs six moves to cross), and a
+    # full search of them would play some 25^4 moves: each probe gives up after its budget of moves.
+    assert tree.search(root, 300, probe=MOST_PROBE_PLIES, probe_visit=1) == 300
     assert not tree.solved(root)
     assert int(tree.meta[NODES_USED]) > 100

@@ -33,6 +33,6 @@ WIN = 1.0
 (CHANCE, GREED, DECISIVE, TRIES, ANTI, CUTOFF, RAVE, BIAS, PRIOR, SAVERS, MINIMAX, PROBE,
  PROBE_VISIT) = range(13)
 #: The most plies of a probe (the rows of its room).
-MOST_PROBE_PLIES = 9
+MOST_PROBE_PLIES = 7
 #: The value of a node that has no heuristic estimate (its children's, once they have one, is backed up).
 NO_ESTIMATE = -1.0

@@ -127,7 +127,7 @@ class UctPlayer(Player):
     (float, 0 to 1) the weight of implicit minimax in a move's mean: each new node starts with the
     material heuristic's estimate of its state, each node takes the estimate of its child best for its
     role, and the selection blends a move's mean with its child's estimate by that weight (0: none;
-    fitted as for ``prior``); ``probe`` (int, 0 to 9) within how many plies a node's role to move is
+    fitted as for ``prior``); ``probe`` (int, 0 to 7) within how many plies a node's role to move is
     searched for a win it can force, at the node's ``probe_visit``-th visit, where one role alone
     chooses (:mod:`gdl.players.uct.probe_kernel`; 0: never).
     """

@@ -36,8 +36,8 @@ from gdl.players.uct.step_kernel import flip, legal_count, legal_move, swap_inpu
 
 #: The most candidates a proof's last ply tries through the watched literals: all of them.
 ALL_TRIES = 1 << 30
-#: The most moves a probe plays (besides its last ply's watched candidates): past them it gives up, so
-#: that a game of many moves a ply does not stall the search (about a millisecond in breakthrough).
+#: The most moves a probe plays (a last ply's search among the watched candidates counted as its role's
+#: legal moves): past them it gives up, so that a game of many moves a ply does not stall the search.
 MOST_PROBE_MOVES = 2_000
 #: Fields of a ply's frame: the next of its moves to try, their number, its role to move, and how many
 #: base propositions the move being tried flipped.
@@ -54,8 +54,10 @@ def begin(
     """Set ply ``ply`` up in the network's state (not terminal), with ``left`` plies left and ``current``
     the joint move whose inputs are set: :data:`OPEN` with its moves read, or what it is found to be
     at once (not won where the role to move is not alone in choosing, or where the role cannot move
-    again in time; on the last ply of the role, whether a winning move is among the watched ones)."""
+    again in time; on the last ply of the role, whether a winning move is among the watched ones). The
+    frame's count is the role's number of legal moves, or 0 where they were not counted."""
     flips, joints, legals, frames = probe
+    frames[ply, COUNT] = 0
     if left == 0 or ply >= joints.shape[0]:
         return LOST
     chosen = joints[ply]
@@ -65,21 +67,21 @@ def begin(
     ours = mover == role
     if not ours and left < 2:
         return LOST
+    counters = live_network(data)
+    set_sizes = section(data, SET_SIZES)
+    count = legal_count(counters, set_sizes, section(data, GUARDS), mover)
+    frames[ply, COUNT] = count
     if ours and left == 1 and decisive[0].shape[0] > 0:
         # The last ply: only where the watched literals say a winning move may be (all of them are there).
         moves = (chosen, current)
         if decisive_move(data, goal_values, scratch, decisive, flips[ply], moves, role, ALL_TRIES, False):
             return WON
         return LOST
-    counters = live_network(data)
-    set_sizes = section(data, SET_SIZES)
     members = section(data, MEMBERS)
     group_starts = section(data, GROUP_STARTS)
-    count = legal_count(counters, set_sizes, section(data, GUARDS), mover)
     for i in range(count):
         legals[ply, i] = legal_move(members, group_starts, set_sizes, mover, i)
     frames[ply, NEXT] = 0
-    frames[ply, COUNT] = count
     frames[ply, MOVER] = mover
     return OPEN
 
@@ -150,3 +152,5 @@ def forced_win(
             continue
         ply += 1
         found = begin(data, goal_values, scratch, decisive, probe, role, chance, plies - ply, ply, chosen)
+        if found != OPEN:
+            left -= frames[ply, COUNT]
