@@ -484,8 +484,13 @@ def search(
                         refs[role] = node
                     ref = refs[role] if refs[role] >= 0 else node
                 edge = select(tree, amaf, node, role, chance, exploration, meta, ref, bias, alpha)
-                if winning >= 0 and role == chooser and amaf_edge(tree, node, role, winning) >= 0:
-                    edge = amaf_edge(tree, node, role, winning)
+                if winning >= 0 and role == chooser:
+                    # The proof's move is one of the node's edges (both read from its state).
+                    proof_edge = amaf_edge(tree, node, role, winning)
+                    if proof_edge >= 0:
+                        edge = proof_edge
+                    else:
+                        winning = -1
                 path[depth, 1 + role] = edge
                 chosen[role] = edge_moves[edge]
             depth += 1
