@@ -83,6 +83,7 @@ def test_options_are_converted_to_their_types() -> None:
         ("uct:minimax=-0.1", "bad uct player: uct minimax must be at least 0, got -0.1"),
         ("uct:probe=8", "bad uct player: uct probe must be at most 7, got 8"),
         ("uct:probe_visit=0", "bad uct player: uct probe_visit must be at least 1, got 0"),
+        ("uct:capture=1.5", "bad uct player: uct capture must be at most 1, got 1.5"),
     ],
 )
 def test_bad_descriptions_get_clear_errors(spec: str, message: str) -> None:

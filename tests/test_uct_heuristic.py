@@ -12,7 +12,7 @@ from gdl.engines.compiled import CompiledReasoner
 from gdl.game import Game
 from gdl.ground.grounding import term_of
 from gdl.players.uct import UctPlayer, warm_up
-from gdl.players.uct.heuristic import fit, piece_features
+from gdl.players.uct.heuristic import fit, piece_features, targets
 from gdl.players.uct.layout import NO_ESTIMATE, NODES_USED
 from gdl.players.uct.player import goal_values
 from gdl.players.uct.tree import Edge, Heuristic, Tree
@@ -134,7 +134,8 @@ def by_hand(reasoner: CompiledReasoner) -> Heuristic:
     starts = np.cumsum([0, *(len(bases) for bases in features)]).astype(np.int32)
     bases = np.array([b for group in features for b in group], dtype=np.int32)
     return Heuristic(
-        starts, bases, weights, np.full(2, 0.5), 1.0, np.full(2, 0.1), np.zeros(2), np.full(2, 0.5)
+        starts, bases, weights, np.full(2, 0.5), 1.0, np.full(2, 0.1), np.zeros(2), np.full(2, 0.5),
+        *targets(features, weights),
     )
 
 

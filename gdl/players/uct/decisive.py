@@ -20,6 +20,7 @@ and checks the state it reaches), never a proof.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -226,13 +227,15 @@ class _Network:
         return sorted(found)
 
 
-def watch(kernel: Kernel) -> Watch:
+def watch(kernel: Kernel, also: Iterable[tuple[int, int]] = ()) -> Watch:
     """What the playouts of ``kernel``'s network watch for decisive moves (nothing, when the network has
-    too much to watch), and the supports of the legal outputs, where they fit."""
+    too much to watch), and the supports of the legal outputs, where they fit; the setters of the
+    (base, value) flips ``also`` names are kept too (a playout's captures look them up), watched literals
+    or not."""
     network = _Network(kernel)
     watched = network.watched(network.lits[0])
-    if not watched or len(watched) > MOST_WATCHED:
-        return no_watch(network.bases)
+    if len(watched) > MOST_WATCHED:
+        watched = []
     lists: dict[int, list[int]] = {}
     for base, value in network.flips(watched):
         setters = network.setters(base, value)
@@ -241,6 +244,11 @@ def watch(kernel: Kernel) -> Watch:
     # A watched literal no move can bring about is not watched.
     watched = [w for w in watched if any(2 * b + v in lists for b, v in network.flips([w]))]
     if not watched or sum(map(len, lists.values())) > MOST_SETTERS:
+        watched, lists = [], {}
+    for base, value in also:
+        if 2 * base + value not in lists and (setters := network.setters(base, value)):
+            lists[2 * base + value] = setters
+    if not lists or sum(map(len, lists.values())) > MOST_SETTERS:
         return no_watch(network.bases)
     supports = [network.support(lit) for lit in network.legal_lits]
     flips = {2 * b + v for support in supports for b in support or () for v in (0, 1)} - set(lists)
@@ -258,7 +266,9 @@ def watch(kernel: Kernel) -> Watch:
     setters_array = np.zeros(int(starts[-1]), dtype=np.int32)
     for key, setters in lists.items():
         setters_array[starts[key] : starts[key] + len(setters)] = setters
-    kinds, nodes, firsts, ends = (np.array(column, dtype=np.int32) for column in zip(*watched, strict=True))
+    kinds, nodes, firsts, ends = (
+        np.array(column, dtype=np.int32) for column in zip(*watched, strict=True)
+    ) if watched else (np.zeros(0, dtype=np.int32) for _ in range(4))
     return Watch(
         kinds, nodes, firsts, ends, starts.astype(np.int32), setters_array, support_starts, support_array
     )

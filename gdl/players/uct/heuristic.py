@@ -14,7 +14,9 @@ much as its use asks; otherwise the game gets no heuristic. A playout can then s
 moves and score each role by the prediction (:func:`gdl.players.uct.playout_kernel.playout`), which asks
 :data:`LEAST_CORRELATION`; a move's first visit can add visits at the value the prediction gives the
 state it leads to relative to the root (:func:`gdl.players.uct.kernel.add_prior`), which asks only
-:data:`LEAST_PRIOR_CORRELATION`: a prior is outweighed by the visits that follow.
+:data:`LEAST_PRIOR_CORRELATION`: a prior is outweighed by the visits that follow. A playout step can
+play a *capture* (:func:`gdl.players.uct.playout_kernel.play_capture`): a move that makes false one of
+the mover's :func:`targets`, a piece of a kind whose count lowers its prediction.
 """
 
 from __future__ import annotations
@@ -59,6 +61,23 @@ def piece_features(net: PropNet) -> list[list[int]]:
             counts.extend(bases for bases in values.values() if len(bases) >= 2)
             per_line.extend(bases for bases in lines[relation].values() if len(bases) >= 2)
     return counts[:MOST_FEATURES] if len(counts) + len(per_line) > MOST_FEATURES else counts + per_line
+
+
+def targets(
+    features: list[list[int]], weights: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """Per role (a row of ``weights``, one weight per feature), the base propositions that are its
+    opponents' pieces: those of the whole counts (the features no other one holds) whose weight for it
+    is below 0, as :class:`gdl.players.uct.tree.Heuristic` keeps them: where each role's begin, and the
+    bases. (A count per line can weigh a role's own pieces below 0 on its home rows: moving them away is
+    no capture.)"""
+    sets = [set(group) for group in features]
+    whole = [f for f, group in enumerate(sets) if not any(group < other for other in sets)]
+    per_role = [
+        sorted({b for f in whole if weights[r, f] < 0 for b in features[f]}) for r in range(len(weights))
+    ]
+    starts = np.cumsum([0, *map(len, per_role)]).astype(np.int32)
+    return starts, np.array([b for bases in per_role for b in bases], dtype=np.int32)
 
 
 def fit(
@@ -111,8 +130,9 @@ def fit(
     spreads = np.std(predictions, axis=0)
     if np.any(spreads == 0):
         return no_heuristic(roles)
+    weights = np.ascontiguousarray(solution[:-1].T)
     return Heuristic(
-        starts, bases, np.ascontiguousarray(solution[:-1].T), np.ascontiguousarray(solution[-1]),
-        min(correlations), np.ascontiguousarray(spreads), np.zeros(roles),
-        np.ascontiguousarray(predictions.mean(axis=0)),
+        starts, bases, weights, np.ascontiguousarray(solution[-1]), min(correlations),
+        np.ascontiguousarray(spreads), np.zeros(roles), np.ascontiguousarray(predictions.mean(axis=0)),
+        *targets(features, weights),
     )

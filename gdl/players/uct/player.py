@@ -129,7 +129,10 @@ class UctPlayer(Player):
     role, and the selection blends a move's mean with its child's estimate by that weight (0: none;
     fitted as for ``prior``); ``probe`` (int, 0 to 7) within how many plies a node's role to move is
     searched for a win it can force, at the node's ``probe_visit``-th visit, where one role alone
-    chooses (:mod:`gdl.players.uct.probe_kernel`; 0: never).
+    chooses (:mod:`gdl.players.uct.probe_kernel`; 0: never); ``capture`` (float, 0 to 1) how often a
+    playout step where one role alone chooses plays its best capture: the move that takes a piece the
+    material heuristic counts against it and most raises its prediction (0: never; fitted as for
+    ``prior``).
     """
 
     name = "uct"
@@ -155,6 +158,7 @@ class UctPlayer(Player):
         minimax: float = 0.0,
         probe: int = 0,
         probe_visit: int = 1,
+        capture: float = 0.0,
     ) -> None:
         at_least("uct", "c", c, 0)
         at_least("uct", "probe", probe, 0)
@@ -177,11 +181,11 @@ class UctPlayer(Player):
         self.savers = int(bool(savers))
         at_least("uct", "prior", prior, 0)
         self.prior = prior
-        for name, share in (("greed", greed), ("minimax", minimax)):
+        for name, share in (("greed", greed), ("minimax", minimax), ("capture", capture)):
             at_least("uct", name, share, 0)
             if share > 1:
                 raise ValueError(f"uct {name} must be at most 1, got {share:g}")
-        self.greed, self.minimax = greed, minimax
+        self.greed, self.minimax, self.capture = greed, minimax, capture
         at_least("uct", "memory", memory, 16)
         at_least("uct", "margin", margin, 0)
         at_least("uct", "iterations", iterations, 1)
@@ -231,7 +235,7 @@ class UctPlayer(Player):
             return
         if self._factors:
             self._info = {**self._info, "factors": len(self._factors)}
-        if self.cutoff > 0 or self.prior > 0 or self.minimax > 0:
+        if self.cutoff > 0 or self._weak_heuristic:
             self._fit_heuristic(min(HEURISTIC_SECONDS, HEURISTIC_SHARE * start_clock))
         # The start clock searches the initial state (each factor's in turn): its trees are kept for the
         # first move.
@@ -271,6 +275,11 @@ class UctPlayer(Player):
         self._info = {"moves": round(moves or 0, 1), "greedy": greedy}
         return (1, GREEDY_REDRAWS) if greedy else (0, 0)
 
+    @property
+    def _weak_heuristic(self) -> bool:
+        """Whether an option asks for the material heuristic that a weaker correlation keeps."""
+        return self.prior > 0 or self.minimax > 0 or self.capture > 0
+
     def _fit_heuristic(self, seconds: float) -> None:
         """Fit the material heuristic on the search's playouts from the initial state (none where piece
         counts do not foretell the goals)."""
@@ -282,9 +291,13 @@ class UctPlayer(Player):
         tree.heuristic = fit(
             piece_features(compiled.net), tree, seconds, self.rng.randrange(1 << 32), chance=self._chance,
             greed=self.greed, decisive=self.decisive, tries=self.tries, anti=self.anti, savers=self.savers,
-            least=LEAST_PRIOR_CORRELATION if self.prior > 0 or self.minimax > 0 else LEAST_CORRELATION,
+            least=LEAST_PRIOR_CORRELATION if self._weak_heuristic else LEAST_CORRELATION,
         )
         self._info = {**self._info, "heuristic": round(tree.heuristic.correlation, 2)}
+        if self.capture > 0 and len(tree.heuristic.targets):
+            # The setters of the targets' flips to false, which the captures look up.
+            also = {(int(base), 0) for base in tree.heuristic.targets}
+            tree.watch_for(watch(whole.kernel, also))
 
     def _solved_puzzle(self, game: Game, role: str, start_clock: float, play_clock: float) -> bool:
         """Whether the puzzle ``game`` is solved in the start clock (its proven plan is then played)."""
@@ -359,9 +372,10 @@ class UctPlayer(Player):
         edges = max(1024, (budget - nodes * node_bytes) // edge_bytes)
         assert self._compiled is not None
         try:
+            watched = self.probe > 0 or self.capture > 0 or any(self._policy or ())
             tree = Tree(
                 kernel, goal_values(self._compiled), int(nodes), int(edges), self.rng.randrange(1 << 62),
-                watch=watch(kernel) if self.probe > 0 or any(self._policy or ()) else None,
+                watch=watch(kernel) if watched else None,
                 averages=self.rave > 0,
             )
         except MemoryError:
@@ -497,7 +511,7 @@ class UctPlayer(Player):
             ran = tree.search(
                 root, wanted, self._chance, self.c, self.greed, self.decisive, self.tries, self.anti,
                 self.cutoff if tree.heuristic.correlation >= LEAST_CORRELATION else 0, self.rave, self.bias,
-                self.prior, self.savers, self.minimax, self.probe, self.probe_visit,
+                self.prior, self.savers, self.minimax, self.probe, self.probe_visit, self.capture,
             )
             done += ran
             took = time.monotonic() - now

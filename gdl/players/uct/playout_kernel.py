@@ -1,6 +1,7 @@
 """The playouts of the uct player's search in numba: moves drawn at random (or by MAST, or decisive and
-anti-decisive ones, :mod:`gdl.players.uct.decisive`) and played on the native kernel's network from a
-state to the end, or to a cut-off scored by the material heuristic (:mod:`gdl.players.uct.heuristic`);
+anti-decisive ones, :mod:`gdl.players.uct.decisive`, or captures by the material heuristic) and played on
+the native kernel's network from a state to the end, or to a cut-off scored by the material heuristic
+(:mod:`gdl.players.uct.heuristic`);
 :mod:`gdl.players.uct.kernel` runs them from the leaves of its tree.
 """
 
@@ -20,14 +21,17 @@ from gdl.engines.native_kernel import (
 from gdl.engines.native_layout import (
     GROUP_STARTS,
     GUARDS,
+    LEGAL_STARTS,
     LITS,
     MEMBERS,
+    NEXT_LITS,
     SET_SIZES,
     SIZES,
 )
 from gdl.players.uct.decisive_kernel import decisive_move, play_saver, sole_mover, threat
 from gdl.players.uct.layout import (
     ANTI,
+    CAPTURE,
     CHANCE,
     CUTOFF,
     DECISIVE,
@@ -40,6 +44,7 @@ from gdl.players.uct.step_kernel import (
     flip,
     legal_count,
     legal_move,
+    legal_now,
     next_random,
     read_rewards,
     step,
@@ -103,6 +108,48 @@ def leaf_estimate(counters: Any, heuristic: Any, role: int) -> float:
 
 
 @_inline
+def play_capture(data: Any, decisive: Any, heuristic: Any, moves: Any, mover: int) -> bool:
+    """Play ``mover``'s best capture (the others' one legal move in ``moves[0]``, the inputs of
+    ``moves[1]`` set): among its legal moves that may make one of its targets false (a base proposition
+    whose truth lowers its prediction, true now: the watch's setters of that flip), the one after which
+    the material heuristic predicts the most for it, where that is more than it predicts now. False,
+    the network untouched, where no such move is found."""
+    starts, setters = decisive[4], decisive[5]
+    flipped = decisive[8]
+    target_starts, targets = heuristic[7], heuristic[8]
+    chosen, previous = moves
+    counters = live_network(data)
+    next_lits = section(data, NEXT_LITS)
+    legal_starts = section(data, LEGAL_STARTS)
+    low, high = legal_starts[mover], legal_starts[mover + 1]
+    best = -1
+    most = predict(counters, heuristic, mover)
+    for k in range(target_starts[mover], target_starts[mover + 1]):
+        base = targets[k]
+        if counters[base] == 0:
+            continue
+        for s in range(starts[2 * base], starts[2 * base + 1]):
+            output = setters[s]
+            if output < low or output >= high or output == best or not legal_now(data, output):
+                continue
+            chosen[mover] = output
+            swap_inputs(data, previous, chosen)
+            if holds(counters, next_lits[base]) == 0:
+                count = flip(data, flipped)
+                value = predict(counters, heuristic, mover)
+                unflip(data, flipped, count)
+                if value > most:
+                    most, best = value, output
+            swap_inputs(data, chosen, previous)
+    if best < 0:
+        return False
+    chosen[mover] = best
+    swap_inputs(data, previous, chosen)
+    flip(data, flipped)
+    return True
+
+
+@_inline
 def playout(
     data: Any,
     goal_values: Any,
@@ -126,6 +173,8 @@ def playout(
     ``options[TRIES]`` candidates tried a step); with ``options[ANTI]``, a move after which the next
     role to move has such a move is drawn again, up to that many times (and fewer than the legal
     moves); with ``options[SAVERS]`` as well, it is first replaced by a saver (:func:`play_saver`).
+    With ``options[CAPTURE]`` and a ``heuristic``, where one role alone has a choice (after the decisive
+    check, before the redraws), with that probability it plays its best capture (:func:`play_capture`).
     With ``options[CUTOFF]`` and a ``heuristic`` (:mod:`gdl.players.uct.heuristic`), a playout stops
     after that many moves and each role's reward is the heuristic's.
     """
@@ -148,6 +197,9 @@ def playout(
     # Savers where the watch has the supports of the legal moves.
     saving = options[SAVERS] > 0 and decisive[6].shape[0] > 1
     cutoff = int(options[CUTOFF]) if heuristic[0].shape[0] > 1 else 0
+    # Captures where the heuristic has targets and the watch has setters.
+    capturing = np.uint64(options[CAPTURE] * 4294967296.0) if heuristic[8].shape[0] > 0 else np.uint64(0)
+    capturing = capturing if decisive[5].shape[0] > 0 else np.uint64(0)
     depth = 0
     while depth < limit and not holds(counters, terminal):
         if depth == cutoff and cutoff > 0:
@@ -164,6 +216,17 @@ def playout(
             for role in range(roles):
                 played[depth * roles + role] = chosen[role]
             return depth + 1
+        if (
+            choosing
+            and capturing > 0
+            and next_random(meta) < capturing
+            and play_capture(data, decisive, heuristic, moves, mover)
+        ):
+            for role in range(roles):
+                previous[role] = chosen[role]
+                played[depth * roles + role] = chosen[role]
+            depth += 1
+            continue
         if choosing and redraws > 0:
             # Draw until the next role to move has no decisive move, or the redraws run out: the first
             # at random, the others the legal moves that follow it in the set (taking a move back may

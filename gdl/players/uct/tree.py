@@ -26,13 +26,13 @@ from gdl.engines.native_layout import BASES, LEGAL_LITS, LEGAL_STARTS, ROLES, SI
 from gdl.ground.grounding import term_of
 from gdl.players.uct.decisive import Watch, no_watch
 from gdl.players.uct.layout import (
+    CAPTURE,
     EDGES_USED,
     EXPANDED,
     FULL,
     JOINT,
     MOST_PROBE_PLIES,
     NODES_USED,
-    PROBE_VISIT,
     RANDOM,
     SIMULTANEOUS,
     SOLVED,
@@ -65,8 +65,10 @@ class Heuristic:
     """Each feature's base propositions (``bases[starts[f]:starts[f + 1]]``), and per role the weight of
     each feature's count and an intercept: the predicted reward in [0, 1] (clipped); the spread of the
     predictions over the states fitted on; room for each role's prediction at the search's root (the
-    kernel's, which node priors are relative to); and the mean of the predictions over the states fitted
-    on (a state's estimate for implicit minimax is the logistic of its distance from it, in spreads)."""
+    kernel's, which node priors are relative to); the mean of the predictions over the states fitted
+    on (a state's estimate for implicit minimax is the logistic of its distance from it, in spreads); and
+    per role its *targets*, ``targets[target_starts[r]:target_starts[r + 1]]``: the pieces a capture of
+    role ``r`` may take (:func:`gdl.players.uct.heuristic.targets`)."""
 
     starts: npt.NDArray[np.int32]
     bases: npt.NDArray[np.int32]
@@ -77,12 +79,15 @@ class Heuristic:
     spreads: npt.NDArray[np.float64]
     anchors: npt.NDArray[np.float64]
     centers: npt.NDArray[np.float64]
+    target_starts: npt.NDArray[np.int32]
+    targets: npt.NDArray[np.int32]
 
     def as_tuple(self) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.float64],
                                 npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
-                                npt.NDArray[np.float64]]:
+                                npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.int32]]:
         return (
-            self.starts, self.bases, self.weights, self.intercepts, self.spreads, self.anchors, self.centers
+            self.starts, self.bases, self.weights, self.intercepts, self.spreads, self.anchors, self.centers,
+            self.target_starts, self.targets,
         )
 
 
@@ -90,7 +95,8 @@ def no_heuristic(roles: int) -> Heuristic:
     """No feature: playouts are never cut off, nodes get no prior."""
     return Heuristic(
         np.zeros(1, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros((roles, 0)), np.zeros(roles), 0.0,
-        np.ones(roles), np.zeros(roles), np.zeros(roles),
+        np.ones(roles), np.zeros(roles), np.zeros(roles), np.zeros(roles + 1, dtype=np.int32),
+        np.zeros(0, dtype=np.int32),
     )
 
 
@@ -177,7 +183,7 @@ class Tree:
             np.zeros((MOST_PROBE_PLIES, outputs), dtype=np.int32),
             np.zeros((MOST_PROBE_PLIES, 4), dtype=np.int64),
         )
-        self.options = np.zeros(PROBE_VISIT + 1, dtype=np.float64)
+        self.options = np.zeros(CAPTURE + 1, dtype=np.float64)
         #: The material heuristic that scores playouts cut off (none: never cut off).
         self.heuristic = no_heuristic(roles)
         self.table, self.states, self.flags, self.visits, self.values = self.arrays[:5]
@@ -244,6 +250,7 @@ class Tree:
         minimax: float = 0.0,
         probe: int = 0,
         probe_visit: int = 1,
+        capture: float = 0.0,
     ) -> int:
         """Up to ``iterations`` iterations from ``root`` (fewer once it is proven); how many ran.
         ``chance``: the role of nature (-1: none); ``exploration``: UCB1's constant; ``greed``: how
@@ -261,14 +268,16 @@ class Tree:
         the weight of the implicit minimax value of a move's child, as :attr:`heuristic` estimates the
         leaves, in the move's mean (0: none); ``probe``: within how many plies (at most
         :data:`gdl.players.uct.layout.MOST_PROBE_PLIES`) a node's role to move is searched for a forced
-        win, at the node's ``probe_visit``-th visit (0: never; :mod:`gdl.players.uct.probe_kernel`)."""
+        win, at the node's ``probe_visit``-th visit (0: never; :mod:`gdl.players.uct.probe_kernel`);
+        ``capture``: how often a playout step where one role alone chooses plays its best capture by
+        :attr:`heuristic` (:func:`gdl.players.uct.playout_kernel.play_capture`; 0: never)."""
         if rave > 0 and len(self.amaf[0]) < len(self.moves):
             raise ValueError("uct: a tree without move averages cannot search with rave")
         if not 0 <= probe <= MOST_PROBE_PLIES:
             raise ValueError(f"uct: a probe of {probe} plies (at most {MOST_PROBE_PLIES})")
         self._set_options(
             chance, greed, decisive, tries, anti, cutoff, rave, bias, prior, savers, minimax, probe,
-            probe_visit,
+            probe_visit, capture,
         )
         return int(
             _kernels().search(
@@ -281,7 +290,7 @@ class Tree:
     def playouts(self, count: int, **options: float) -> npt.NDArray[np.float64]:
         """``count`` playouts from the state of the last :meth:`root` (with ``options`` as
         :meth:`search` takes them: ``chance``, ``greed``, ``decisive``, ``tries``, ``anti``, ``cutoff``,
-        ``savers``);
+        ``savers``, ``capture``);
         each role's reward at the end of each, a row each."""
         return self.sample(np.zeros(count, dtype=np.int64), **options)[0]
 
@@ -316,10 +325,11 @@ class Tree:
         minimax: float = 0.0,
         probe: float = 0,
         probe_visit: float = 1,
+        capture: float = 0.0,
     ) -> None:
         self.options[:] = (
             chance, greed, decisive, tries, anti, cutoff, rave, bias, prior, savers, minimax, probe,
-            probe_visit,
+            probe_visit, capture,
         )
 
     def fade(self, factor: float) -> None:
