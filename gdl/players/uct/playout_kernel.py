@@ -110,10 +110,10 @@ def leaf_estimate(counters: Any, heuristic: Any, role: int) -> float:
 @_inline
 def play_capture(data: Any, decisive: Any, heuristic: Any, moves: Any, mover: int) -> bool:
     """Play ``mover``'s best capture (the others' one legal move in ``moves[0]``, the inputs of
-    ``moves[1]`` set): among its legal moves that may make one of its targets false (a base proposition
-    whose truth lowers its prediction, true now: the watch's setters of that flip), the one after which
-    the material heuristic predicts the most for it, where that is more than it predicts now. False,
-    the network untouched, where no such move is found."""
+    ``moves[1]`` set): among its legal moves that may make one of its targets false (an opponent's
+    piece, true now, :func:`gdl.players.uct.heuristic.targets`: the watch's setters of that flip), the
+    one after which the material heuristic predicts the most for it, where that is more than it
+    predicts now. False, the network untouched, where no such move is found."""
     starts, setters = decisive[4], decisive[5]
     flipped = decisive[8]
     target_starts, targets = heuristic[7], heuristic[8]
