@@ -4,11 +4,11 @@ heuristic counts most against the mover (gdl/players/uct/playout_kernel.py's ``p
 from __future__ import annotations
 
 import dataclasses
-import time
 
 import numpy as np
 import numpy.typing as npt
 import pytest
+from test_uct_heuristic import a_plays_out
 
 import gdl
 from gdl.engines.compiled import CompiledReasoner
@@ -153,13 +153,5 @@ def test_no_capture_is_played_where_none_raises_the_prediction() -> None:
 def test_uct_with_captures_plays_legal_moves_and_reports_its_heuristic() -> None:
     game = gdl.parse(TAKE)
     player = UctPlayer(capture=0.5, seed=3, iterations=3000, ponder=0)  # bounded by work, not the clock
-    player.start(game, "a", 2.0, 1.0)
-    assert player.info().get("heuristic", 0) >= 0.1
-    state = game.initial_state()
-    while not state.is_terminal():
-        move = player.play(state, time.monotonic() + 1.0)
-        assert move in state.legal_moves("a")
-        other = state.legal_moves("b")
-        state = state.next({"a": move, "b": next((m for m in other if str(m) == "wait"), other[0])})
-    player.stop(state)
+    state = a_plays_out(player, game, lambda now: "wait" if now.is_legal("b", "wait") else "noop")
     assert state.goals()["a"] == 100, "a takes a piece each turn and b waits"

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
 import gdl
 from gdl.engines.compiled import CompiledReasoner
-from gdl.game import Game
+from gdl.game import Game, MoveLike, State
 from gdl.ground.grounding import term_of
 from gdl.players.uct import UctPlayer, warm_up
 from gdl.players.uct.heuristic import fit, piece_features, targets
 from gdl.players.uct.layout import NO_ESTIMATE, NODES_USED
-from gdl.players.uct.player import goal_values
-from gdl.players.uct.tree import Edge, Heuristic, Tree
+from gdl.players.uct.tree import Edge, Heuristic, Tree, goal_values
 
 #: Eight steps; at each ``a`` paints the step's cell red or blue (red adds one to the score) while ``b``
 #: bets heads or tails. The goals follow, as {goals} says, the score or b's last bet.
@@ -162,17 +162,25 @@ def test_a_moves_first_visit_adds_the_prior_of_the_state_it_leads_to() -> None:
     assert [edge.visits for edge in without.edges(plain, 0)] == [1, 1]
 
 
-def test_uct_with_priors_keeps_a_weaker_heuristic_and_plays_legal_moves() -> None:
-    game = gdl.parse(TURNS.replace("{goals}", BY_SCORE) + SUCC)
-    player = UctPlayer(prior=6, seed=2, iterations=3000, ponder=0)  # bounded by work, not the clock
+def a_plays_out(player: UctPlayer, game: Game, answer: Callable[[State], MoveLike]) -> State:
+    """Start ``player`` as ``a`` (a 2 s start clock) and play ``game`` to its end, ``b`` playing
+    ``answer``; each of ``a``'s moves is checked legal. Its weak heuristic is checked kept. The final
+    state."""
     player.start(game, "a", 2.0, 1.0)
     assert player.info().get("heuristic", 0) >= 0.1
     state = game.initial_state()
     while not state.is_terminal():
         move = player.play(state, time.monotonic() + 1.0)
         assert move in state.legal_moves("a")
-        state = state.next({"a": move, "b": "noop"})
+        state = state.next({"a": move, "b": answer(state)})
     player.stop(state)
+    return state
+
+
+def test_uct_with_priors_keeps_a_weaker_heuristic_and_plays_legal_moves() -> None:
+    game = gdl.parse(TURNS.replace("{goals}", BY_SCORE) + SUCC)
+    player = UctPlayer(prior=6, seed=2, iterations=3000, ponder=0)  # bounded by work, not the clock
+    state = a_plays_out(player, game, lambda _: "noop")
     assert state.goals()["a"] == 100, "painting red at every step wins"
 
 
