@@ -14,6 +14,7 @@ import numpy as np
 # The kernels allocate nothing, so they are compiled as the native kernel's are (no reference counting).
 from gdl.engines.native_kernel import (
     _inline,
+    _jit,
     holds,
     live_network,
     section,
@@ -107,7 +108,7 @@ def leaf_estimate(counters: Any, heuristic: Any, role: int) -> float:
     return float(1.0 / (1.0 + np.exp(-distance)))
 
 
-@_inline
+@_jit
 def play_capture(data: Any, decisive: Any, heuristic: Any, moves: Any, mover: int) -> bool:
     """Play ``mover``'s best capture (the others' one legal move in ``moves[0]``, the inputs of
     ``moves[1]`` set): among its legal moves that may make one of its targets false (an opponent's
