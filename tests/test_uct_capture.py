@@ -14,7 +14,7 @@ import gdl
 from gdl.engines.compiled import CompiledReasoner
 from gdl.players.uct import UctPlayer, warm_up
 from gdl.players.uct.decisive import watch
-from gdl.players.uct.heuristic import piece_features, targets
+from gdl.players.uct.heuristic import piece_features, takeable, targets
 from gdl.players.uct.tree import Heuristic, Tree, goal_values
 
 #: Two roles take turns; the one in control takes one of the other's pieces or waits. A side with no
@@ -49,11 +49,14 @@ TAKE = """
 #: TAKE ended by its steps alone: no move brings the end about, so the watch has nothing to watch, and
 #: keeps only the setters the captures ask for.
 TAKE_BY_STEPS = TAKE.replace("(<= terminal (not aleft))", "").replace("(<= terminal (not bleft))", "")
+#: TAKE where a take removes nothing: the pieces stay, as the marks of a game of marks do.
+KEEP = TAKE.replace("(not (taken ?x ?y))", "")
 
 
 def setting(rules: str = TAKE) -> tuple[CompiledReasoner, Heuristic]:
     """The reasoner of ``rules`` (TAKE's pieces) and a heuristic by hand: each of b's pieces costs a 0.1,
-    and one on row 2 costs 0.3 more; each of a's pieces costs b 0.1."""
+    and one on row 2 costs 0.3 more; each of a's pieces costs b 0.1; each side's pieces are worth 0.1 to
+    it."""
     warm_up()
     reasoner = gdl.parse(rules).reasoner
     assert isinstance(reasoner, CompiledReasoner)
@@ -64,12 +67,12 @@ def setting(rules: str = TAKE) -> tuple[CompiledReasoner, Heuristic]:
     for f, group in enumerate(features):
         owners = {fluents[b][-1] for b in group}
         if set(group) == everything["pb"]:
-            weights[0, f] = -0.1
+            weights[:, f] = -0.1, 0.1
         elif owners == {"pb"} and all(fluents[b][2] == "2" for b in group):
             weights[0, f] = -0.3
         elif set(group) == everything["pa"]:
-            weights[1, f] = -0.1
-    assert np.count_nonzero(weights) == 3, "the count of each side and b's row 2 are features"
+            weights[:, f] = 0.1, -0.1
+    assert np.count_nonzero(weights) == 5, "the count of each side and b's row 2 are features"
     starts = np.cumsum([0, *(len(bases) for bases in features)]).astype(np.int32)
     bases = np.array([b for group in features for b in group], dtype=np.int32)
     heuristic = Heuristic(
@@ -93,6 +96,8 @@ def test_the_targets_of_a_role_are_its_opponents_pieces() -> None:
         f for f in fluents if f[-1] == "pb"
     }
     assert {fluents[b] for b in found[starts[1] : starts[2]]} == {f for f in fluents if f[-1] == "pa"}
+    # Worth most first: to a, b's pieces on row 2 are worth 0.1 + 0.3, the one on row 1 0.1.
+    assert [fluents[b][2] for b in found[starts[0] : starts[1]]] == ["2", "2", "1"]
 
 
 def test_a_roles_own_pieces_are_not_its_targets_whatever_their_line_weighs() -> None:
@@ -109,6 +114,33 @@ def test_a_roles_own_pieces_are_not_its_targets_whatever_their_line_weighs() -> 
     weights[0, row_one[0]] = -0.5
     starts, found = targets(features, weights)
     assert {fluents[b][-1] for b in found[starts[0] : starts[1]]} == {"pb"}
+
+
+def test_a_kind_every_role_weighs_below_0_is_no_ones_target() -> None:
+    reasoner, heuristic = setting()
+    fluents = reasoner.net.fluents
+    features = piece_features(reasoner.net)
+    weights = heuristic.weights.copy()
+    # b's whole count now costs b too, as the blank cells of a game of marks may cost every role.
+    whole_b = [f for f in range(len(features)) if weights[0, f] == -0.1 and weights[1, f] == 0.1]
+    assert len(whole_b) == 1
+    weights[1, whole_b[0]] = -0.1
+    starts, found = targets(features, weights)
+    assert starts[1] == starts[0]
+    assert {fluents[b][-1] for b in found[starts[1] : starts[2]]} == {"pa"}
+
+
+@pytest.mark.parametrize("rules", [TAKE, KEEP], ids=["taken", "kept"])
+def test_only_the_targets_a_move_may_take_are_looked_for(rules: str) -> None:
+    reasoner, heuristic = setting(rules)
+    also = [(int(b), 0) for b in heuristic.targets]
+    kept = takeable(heuristic, watch(reasoner.kernel, also))
+    if rules == TAKE:
+        assert list(kept.targets) == list(heuristic.targets)
+        assert list(kept.target_starts) == list(heuristic.target_starts)
+    else:
+        assert len(heuristic.targets) == 6 and len(kept.targets) == 0
+        assert list(kept.target_starts) == [0, 0, 0]
 
 
 @pytest.mark.parametrize("rules", [TAKE, TAKE_BY_STEPS], ids=["watched", "unwatched"])
@@ -134,18 +166,22 @@ def test_a_capturing_step_takes_the_piece_worth_most_to_the_mover(rules: str) ->
     assert sum(("1", "1") not in pieces(reasoner, row, "pb") for row in drawn) > 10
 
 
-def test_no_capture_is_played_where_none_raises_the_prediction() -> None:
+def test_a_role_without_targets_captures_nothing() -> None:
     reasoner, heuristic = setting()
-    # b's weights on a's pieces are dropped: taking one no longer raises b's prediction.
+    features = piece_features(reasoner.net)
+    # b's weight on a's pieces is dropped: none of them is a target of b's.
     weights = heuristic.weights.copy()
-    weights[1] = 0.0
-    flat = dataclasses.replace(heuristic, weights=weights)
-    also = [(int(b), 0) for b in heuristic.targets]
+    weights[1, weights[1] < 0] = 0.0
+    starts, found = targets(features, weights)
+    assert starts[2] == starts[1]
+    flat = dataclasses.replace(heuristic, weights=weights, target_starts=starts, targets=found)
+    also = [(int(b), 0) for b in found]
     tree = Tree(reasoner.kernel, goal_values(reasoner), 1000, 10_000, 5, watch=watch(reasoner.kernel, also))
     tree.heuristic = flat
     tree.root(reasoner.initial())
     # Two moves: a captures; b draws at random among its three takes and its wait.
     _, states, _ = tree.sample(np.full(200, 2, dtype=np.int64), capture=1.0)
+    assert all(len(pieces(reasoner, row, "pb")) == 2 for row in states)
     assert sum(len(pieces(reasoner, row, "pa")) == 3 for row in states) > 10
     assert sum(len(pieces(reasoner, row, "pa")) == 2 for row in states) > 10
 

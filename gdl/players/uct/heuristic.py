@@ -16,11 +16,12 @@ moves and score each role by the prediction (:func:`gdl.players.uct.playout_kern
 state it leads to relative to the root (:func:`gdl.players.uct.kernel.add_prior`), which asks only
 :data:`LEAST_PRIOR_CORRELATION`: a prior is outweighed by the visits that follow. A playout step can
 play a *capture* (:func:`gdl.players.uct.playout_kernel.play_capture`): a move that makes false one of
-the mover's :func:`targets`, a piece of a kind whose count lowers its prediction.
+the mover's :func:`targets`, a piece of a kind whose count lowers its prediction, the one worth most to it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import defaultdict
 
@@ -28,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gdl.ground.propnet import PropNet
+from gdl.players.uct.decisive import Watch
 from gdl.players.uct.tree import Heuristic, Tree, no_heuristic
 
 #: The fewest and most values of a relation's last argument that make it a piece relation, and the most
@@ -68,16 +70,39 @@ def targets(
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
     """Per role (a row of ``weights``, one weight per feature), the base propositions that are its
     opponents' pieces: those of the whole counts (the features no other one holds) whose weight for it
-    is below 0, as :class:`gdl.players.uct.tree.Heuristic` keeps them: where each role's begin, and the
-    bases. (A count per line can weigh a role's own pieces below 0 on its home rows: moving them away is
-    no capture.)"""
+    is below 0 and for another role above 0 (a kind that every role weighs below 0, as the blank cells
+    of a game of marks may be, is no one's piece), as :class:`gdl.players.uct.tree.Heuristic` keeps
+    them: where each role's begin, and the bases, the one worth most to the role first (whose features
+    weigh least for it, summed). (A count per line can weigh a role's own pieces below 0 on its home
+    rows: moving them away is no capture.)"""
     sets = [set(group) for group in features]
     whole = [f for f, group in enumerate(sets) if not any(group < other for other in sets)]
-    per_role = [
-        sorted({b for f in whole if weights[r, f] < 0 for b in features[f]}) for r in range(len(weights))
-    ]
+    counted: dict[int, list[int]] = defaultdict(list)
+    for f, group in enumerate(features):
+        for b in group:
+            counted[b].append(f)
+    per_role = []
+    for r in range(len(weights)):
+        theirs = [f for f in whole if weights[r, f] < 0 and any(np.delete(weights[:, f], r) > 0)]
+        bases = {b for f in theirs for b in features[f]}
+        per_role.append(sorted(bases, key=lambda b: (sum(weights[r, f] for f in counted[b]), b)))
     starts = np.cumsum([0, *map(len, per_role)]).astype(np.int32)
     return starts, np.array([b for bases in per_role for b in bases], dtype=np.int32)
+
+
+def takeable(heuristic: Heuristic, watched: Watch) -> Heuristic:
+    """``heuristic`` with only the targets that a legal move may take (make false) in ``watched``, which
+    watches their flips: a piece never removed, as a mark in a game of marks, is not looked for."""
+    starts, bounds = watched.starts, heuristic.target_starts
+    per_role = [
+        [b for b in heuristic.targets[bounds[r]:bounds[r + 1]] if starts[2 * b + 1] > starts[2 * b]]
+        for r in range(len(bounds) - 1)
+    ]
+    return dataclasses.replace(
+        heuristic,
+        target_starts=np.cumsum([0, *map(len, per_role)]).astype(np.int32),
+        targets=np.array([b for bases in per_role for b in bases], dtype=np.int32),
+    )
 
 
 def fit(

@@ -49,7 +49,13 @@ from gdl.players.equilibrium import EquilibriumPlayer
 from gdl.players.mcts import MctsPlayer
 from gdl.players.puzzles.player import PuzzlePlayer
 from gdl.players.uct.decisive import watch
-from gdl.players.uct.heuristic import LEAST_CORRELATION, LEAST_PRIOR_CORRELATION, fit, piece_features
+from gdl.players.uct.heuristic import (
+    LEAST_CORRELATION,
+    LEAST_PRIOR_CORRELATION,
+    fit,
+    piece_features,
+    takeable,
+)
 from gdl.players.uct.layout import MOST_PROBE_PLIES
 from gdl.players.uct.tree import AVERAGE_BYTES, EDGE_BYTES, NODE_BYTES, Edge, Tree, goal_values
 from gdl.players.uct.warm import warm_up
@@ -131,7 +137,7 @@ class UctPlayer(Player):
     searched for a win it can force, at the node's ``probe_visit``-th visit, where one role alone
     chooses (:mod:`gdl.players.uct.probe_kernel`; 0: never); ``capture`` (float, 0 to 1) how often a
     playout step where one role alone chooses plays its best capture: the move that takes a piece the
-    material heuristic counts against it and most raises its prediction (0: never; fitted as for
+    material heuristic counts against it and values most (0: never; fitted as for
     ``prior``).
     """
 
@@ -297,7 +303,9 @@ class UctPlayer(Player):
         if self.capture > 0 and len(tree.heuristic.targets):
             # The setters of the targets' flips to false, which the captures look up.
             also = {(int(base), 0) for base in tree.heuristic.targets}
-            tree.watch_for(watch(whole.kernel, also))
+            watched = watch(whole.kernel, also)
+            tree.watch_for(watched)
+            tree.heuristic = takeable(tree.heuristic, watched)
 
     def _solved_puzzle(self, game: Game, role: str, start_clock: float, play_clock: float) -> bool:
         """Whether the puzzle ``game`` is solved in the start clock (its proven plan is then played)."""
@@ -372,7 +380,8 @@ class UctPlayer(Player):
         edges = max(1024, (budget - nodes * node_bytes) // edge_bytes)
         assert self._compiled is not None
         try:
-            watched = self.probe > 0 or self.capture > 0 or any(self._policy or ())
+            # (Captures watch their targets once the heuristic finds them.)
+            watched = self.probe > 0 or any(self._policy or ())
             tree = Tree(
                 kernel, goal_values(self._compiled), int(nodes), int(edges), self.rng.randrange(1 << 62),
                 watch=watch(kernel) if watched else None,

@@ -111,43 +111,34 @@ def leaf_estimate(counters: Any, heuristic: Any, role: int) -> float:
 @_jit
 def play_capture(data: Any, decisive: Any, heuristic: Any, moves: Any, mover: int) -> bool:
     """Play ``mover``'s best capture (the others' one legal move in ``moves[0]``, the inputs of
-    ``moves[1]`` set): among its legal moves that may make one of its targets false (an opponent's
-    piece, true now, :func:`gdl.players.uct.heuristic.targets`: the watch's setters of that flip), the
-    one after which the material heuristic predicts the most for it, where that is more than it
-    predicts now. False, the network untouched, where no such move is found."""
+    ``moves[1]`` set): a legal move of it that may make false the target worth most to it (an
+    opponent's piece, true now, :func:`gdl.players.uct.heuristic.targets`: the watch's setters of that
+    flip). False, the network untouched, where there is none or the move does not take the piece after
+    all. (A target's worth counts the piece alone, not the capturing piece's own move: a capture is
+    played whatever it is worth, as Lorentz and Horey's breakthrough playouts take every capture.)"""
     starts, setters = decisive[4], decisive[5]
     flipped = decisive[8]
     target_starts, targets = heuristic[7], heuristic[8]
     chosen, previous = moves
     counters = live_network(data)
-    next_lits = section(data, NEXT_LITS)
     legal_starts = section(data, LEGAL_STARTS)
     low, high = legal_starts[mover], legal_starts[mover + 1]
-    best = -1
-    most = predict(counters, heuristic, mover)
+    # The targets come worth most first: the first one on the board that a legal move may take.
     for k in range(target_starts[mover], target_starts[mover + 1]):
         base = targets[k]
         if counters[base] == 0:
             continue
         for s in range(starts[2 * base], starts[2 * base + 1]):
             output = setters[s]
-            if output < low or output >= high or output == best or not legal_now(data, output):
+            if output < low or output >= high or not legal_now(data, output):
                 continue
             chosen[mover] = output
             swap_inputs(data, previous, chosen)
-            if holds(counters, next_lits[base]) == 0:
-                count = flip(data, flipped)
-                value = predict(counters, heuristic, mover)
-                unflip(data, flipped, count)
-                if value > most:
-                    most, best = value, output
+            if holds(counters, section(data, NEXT_LITS)[base]) == 0:
+                flip(data, flipped)
+                return True
             swap_inputs(data, chosen, previous)
-    if best < 0:
-        return False
-    chosen[mover] = best
-    swap_inputs(data, previous, chosen)
-    flip(data, flipped)
-    return True
+    return False
 
 
 @_inline

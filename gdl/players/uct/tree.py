@@ -68,7 +68,7 @@ class Heuristic:
     kernel's, which node priors are relative to); the mean of the predictions over the states fitted
     on (a state's estimate for implicit minimax is the logistic of its distance from it, in spreads); and
     per role its *targets*, ``targets[target_starts[r]:target_starts[r + 1]]``: the pieces a capture of
-    role ``r`` may take (:func:`gdl.players.uct.heuristic.targets`)."""
+    role ``r`` may take, the one worth most to it first (:func:`gdl.players.uct.heuristic.targets`)."""
 
     starts: npt.NDArray[np.int32]
     bases: npt.NDArray[np.int32]
