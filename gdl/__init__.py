@@ -4,6 +4,7 @@ Read, check, reason about, play and solve games written in the Game Description 
 """
 
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 try:
     __version__ = version("gdl")
@@ -19,7 +20,11 @@ from gdl.errors import (
     UnknownRoleError,
 )
 from gdl.game import Game, State, load, parse
+from gdl.kernel_cache import refresh
 from gdl.match import Match, MatchRecord
+
+# Before any kernel is loaded from numba's cache (at its first call): see gdl.kernel_cache.
+refresh(Path(__file__).parent)
 
 __all__ = [
     "Game",
