@@ -137,8 +137,9 @@ class UctPlayer(Player):
     searched for a win it can force, at the node's ``probe_visit``-th visit, where one role alone
     chooses (:mod:`gdl.players.uct.probe_kernel`; 0: never); ``capture`` (float, 0 to 1) how often a
     playout step where one role alone chooses plays its best capture: the move that takes a piece the
-    material heuristic counts against it and values most (0: never; fitted as for
-    ``prior``).
+    material heuristic counts against it and values most (default 1, every time: 12 of 12 breakthrough
+    matches against 0 at equal time; fitted as for ``prior``, and inert in a game whose heuristic finds
+    no piece a move takes; 0: never).
     """
 
     name = "uct"
@@ -164,7 +165,7 @@ class UctPlayer(Player):
         minimax: float = 0.0,
         probe: int = 0,
         probe_visit: int = 1,
-        capture: float = 0.0,
+        capture: float = 1.0,
     ) -> None:
         at_least("uct", "c", c, 0)
         at_least("uct", "probe", probe, 0)
