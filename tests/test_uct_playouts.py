@@ -246,11 +246,11 @@ def test_uct_plays_greedy_playouts_where_the_role_to_move_has_few_moves() -> Non
 
 def test_uct_plays_uniform_playouts_where_moves_are_many_or_simultaneous() -> None:
     breakthrough = corpus_game("breakthrough")
-    player = UctPlayer(seed=1, iterations=100, ponder=0)
+    player = UctPlayer(seed=1, iterations=100, ponder=0, capture=0)
     player.start(breakthrough, breakthrough.roles[0], 5.0, 1.0)
     assert (player.decisive, player.anti) == (0, 0)
     assert player.info()["greedy"] is False and player.info()["moves"] > GREEDY_MOST_MOVES
-    assert player._whole is not None and player._whole.tree.watch.empty  # the network was not read for it
+    assert player._whole is not None and player._whole.tree.watch.empty  # not read for it
     rps = gdl.load(GAMES / "rps.kif")
     player.start(rps, rps.roles[0], 5.0, 1.0)
     assert (player.decisive, player.anti) == (0, 0) and not player.info().get("greedy")
