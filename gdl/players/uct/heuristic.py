@@ -65,6 +65,13 @@ def piece_features(net: PropNet) -> list[list[int]]:
     return counts[:MOST_FEATURES] if len(counts) + len(per_line) > MOST_FEATURES else counts + per_line
 
 
+def _per_role(per_role: list[list[int]]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """Each role's bases laid end to end, as :class:`gdl.players.uct.tree.Heuristic` keeps its targets:
+    where each role's begin, and the bases."""
+    starts = np.cumsum([0, *map(len, per_role)]).astype(np.int32)
+    return starts, np.array([b for bases in per_role for b in bases], dtype=np.int32)
+
+
 def targets(
     features: list[list[int]], weights: npt.NDArray[np.float64]
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
@@ -86,8 +93,7 @@ def targets(
         theirs = [f for f in whole if weights[r, f] < 0 and any(np.delete(weights[:, f], r) > 0)]
         bases = {b for f in theirs for b in features[f]}
         per_role.append(sorted(bases, key=lambda b: (sum(weights[r, f] for f in counted[b]), b)))
-    starts = np.cumsum([0, *map(len, per_role)]).astype(np.int32)
-    return starts, np.array([b for bases in per_role for b in bases], dtype=np.int32)
+    return _per_role(per_role)
 
 
 def takeable(heuristic: Heuristic, watched: Watch) -> Heuristic:
@@ -98,11 +104,8 @@ def takeable(heuristic: Heuristic, watched: Watch) -> Heuristic:
         [b for b in heuristic.targets[bounds[r]:bounds[r + 1]] if starts[2 * b + 1] > starts[2 * b]]
         for r in range(len(bounds) - 1)
     ]
-    return dataclasses.replace(
-        heuristic,
-        target_starts=np.cumsum([0, *map(len, per_role)]).astype(np.int32),
-        targets=np.array([b for bases in per_role for b in bases], dtype=np.int32),
-    )
+    starts, bases = _per_role(per_role)
+    return dataclasses.replace(heuristic, target_starts=starts, targets=bases)
 
 
 def fit(
