@@ -22,14 +22,18 @@
    exhaustive. A line either finds to the highest goal is proven best in goal, but not proven shortest.
 
 A game loaded without a network (the Datalog engine) gets one built if it can within half the time; if
-not, it is searched over its own states by :func:`gdl.solve.solve` (slow, bounded by
-:data:`SEARCHED_STATES`), and the plan is empty, saying why, when that search does not finish.
+not, it is searched over its own states: first by a dive towards the highest goal its rules may still
+give (:mod:`.dive`, cut by a sound test of the rules, :mod:`.possible`), in :data:`DIVE_SHARE` of the
+time (all of it when the dive is resumed), then exhaustively by :func:`gdl.solve.solve` (slow, bounded by :data:`SEARCHED_STATES`). The plan
+is empty, saying why, when neither finishes; the dive is then handed back in the plan
+(:attr:`PuzzlePlan.diver`), to go on with at the next call.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from gdl.budget import budget
 from gdl.engines import another_reasoner, build_compiled
@@ -39,6 +43,7 @@ from gdl.game import Game, State
 from gdl.ground.grounding import term_of
 from gdl.players.puzzles.breadth import breadth_first
 from gdl.players.puzzles.depth import DepthFirst
+from gdl.players.puzzles.dive import Diver
 from gdl.solve import solve
 from gdl.syntax.model import Term
 
@@ -51,6 +56,9 @@ DEPTH_MEMORY = 256 * 2**20
 #: engine); and the states the search over the game's states may keep when none can be built.
 NETWORK_SHARE = 0.5
 SEARCHED_STATES = 200_000
+#: The share of the time the dive gets, for a game without a network, when it is not resumed (the
+#: exhaustive search of its states gets the rest).
+DIVE_SHARE = 0.8
 #: The share of the time the breadth-first exploration gets when it does not finish, and the share of
 #: the rest the focused depth-first search gets (the exhaustive one gets what is left).
 BREADTH_SHARE = 0.7
@@ -74,6 +82,8 @@ class PuzzlePlan:
     seconds: float
     method: str
     reason: str = ""
+    #: For a game without a network: the dive, to resume from the next state (see :mod:`.dive`).
+    diver: Diver | None = field(default=None, compare=False, repr=False)
 
 
 def solve_puzzle(
@@ -82,30 +92,29 @@ def solve_puzzle(
     deadline: float,
     breadth_memory: int = BREADTH_MEMORY,
     depth_memory: int = DEPTH_MEMORY,
+    diver: Diver | None = None,
 ) -> PuzzlePlan:
     """The best plan found from ``state`` of the one-role ``game`` by ``deadline`` (a
-    :func:`time.monotonic` instant; the searches stop within a chunk of states of it). Raises
-    :class:`ValueError` for a game of more than one role (nature counts)."""
+    :func:`time.monotonic` instant; the searches stop within a chunk of states of it); ``diver``, a
+    dive handed back by an earlier call for a game without a network, is resumed if ``state`` is on its
+    line. Raises :class:`ValueError` for a game of more than one role (nature counts)."""
     if len(game.roles) != 1:
         raise ValueError(f"{game.name} has {len(game.roles)} roles: a puzzle has one")
     started = time.process_time()
     role = game.roles[0]
 
     def plan(moves: tuple[Term, ...], goal: int | None, proven: bool, shortest: bool, states: int,
-             method: str, reason: str = "") -> PuzzlePlan:
+             method: str, reason: str = "", diver: Diver | None = None) -> PuzzlePlan:
         return PuzzlePlan(moves, goal, proven, shortest, states, time.process_time() - started, method,
-                          reason)
+                          reason, diver)
 
     if state.is_terminal():
         return plan((), state.goals()[role], True, True, 0, "terminal")
+    if diver is not None:  # an earlier call found no network
+        return _without_network(game, state, deadline, diver, plan)
     native = _network_game(game, NETWORK_SHARE * max(0.0, deadline - time.monotonic()))
     if native is None:
-        # No network: the search over the game's own states (gdl.solve), for a puzzle small enough.
-        solution = solve(game, max(0.0, deadline - time.monotonic()), SEARCHED_STATES, start=state)
-        if not solution.solved:
-            return plan((), None, False, False, solution.states, "none", f"no network; {solution.reason}")
-        moves = _replay(game, state, tuple(step[role] for step in solution.pv))
-        return plan(moves, int(solution.value[role]), True, True, solution.states, "search over states")
+        return _without_network(game, state, deadline, diver, plan)
     root = State(native, native.reasoner.from_fluents(state.fluents()))
     net = native.reasoner.net  # type: ignore[attr-defined]
     highest = max((int(value) for value, _ in net.goals[0]), default=0)
@@ -133,6 +142,30 @@ def solve_puzzle(
     goal, moves, method = max(found, key=lambda each: (-1 if each[0] is None else each[0], -len(each[1])))
     reason = "" if proven else f"not proven: {breadth.reason}; the depth-first searches ran out of time"
     return plan(moves, goal, proven, False, states, method, reason)
+
+
+def _without_network(
+    game: Game, state: State, deadline: float, diver: Diver | None, plan: Callable[..., PuzzlePlan]
+) -> PuzzlePlan:
+    """The plan of the dive (resumed, if ``diver`` can be, with all the time), else of the search over
+    the game's own states (:func:`gdl.solve.solve`, for a puzzle small enough)."""
+    resumed = diver is not None and diver.follow(state)
+    if diver is None or not resumed:
+        diver = Diver(game, state)
+    now = time.monotonic()
+    diver.run(deadline if resumed else now + DIVE_SHARE * (deadline - now))
+    if diver.found is not None:
+        # The target is the highest goal the rules may give from the dive's first root: proven best.
+        return plan(diver.found, diver.target, True, False, diver.expanded, "dive")
+    reason = f"no network; the dive found no line to {diver.target} yet"
+    if resumed:
+        return plan((), None, False, False, diver.expanded, "none", reason, diver)
+    solution = solve(game, max(0.0, deadline - time.monotonic()), SEARCHED_STATES, start=state)
+    if not solution.solved:
+        return plan((), None, False, False, diver.expanded + solution.states, "none",
+                    f"{reason}; {solution.reason}", diver)
+    moves = _replay(game, state, tuple(step[game.roles[0]] for step in solution.pv))
+    return plan(moves, int(solution.value[game.roles[0]]), True, True, solution.states, "search over states")
 
 
 def _network_game(game: Game, seconds: float) -> Game | None:
