@@ -13,7 +13,8 @@ The search is resumable (:meth:`Diver.run` until a deadline, again and again), a
 when the game moves to the first state of the search's current line, :meth:`Diver.follow` makes that
 state its root and keeps the search below it. A player that must move before the search is done can
 play the first move of that line (:attr:`Diver.line`), a move from which the goal may still be reached.
-No state is expanded twice (a set of the states' fluents).
+No state is expanded twice (a set of the states' fluents). With no goal value to aim at (none written
+as a number, or none that may be reached), there is no cut, and the dive does not search.
 """
 
 from __future__ import annotations
@@ -74,8 +75,9 @@ class Diver:
 
     @property
     def over(self) -> bool:
-        """Whether the search found its target or has no state left to expand."""
-        return self.found is not None or not self._frames
+        """Whether the search found its target, has no state left to expand, or has nothing to aim at
+        (no goal value written as a number, or none that may be reached)."""
+        return self.found is not None or not self._frames or (self._aimed and self.target is None)
 
     def follow(self, state: State) -> bool:
         """Make ``state`` the root if it is the first state of the current line (or the root); False
@@ -100,12 +102,14 @@ class Diver:
                     break
                 del self._values[0]
             self._aimed = True
-            self._dive(deadline)
+            if self.target is not None:
+                self._dive(deadline)
         except OutOfTime:
             return
 
     def _dive(self, deadline: float) -> None:
-        role = self.role
+        role, target = self.role, self.target
+        assert target is not None
         while self._frames and self.found is None:
             if time.monotonic() >= deadline or len(self._seen) >= MAX_SEEN:
                 return
@@ -126,12 +130,12 @@ class Diver:
                     goal = int(str(child.goals()[role]))
                     if self.best[1] is None or goal > self.best[1]:
                         self.best = ((*self._moves, move), goal)
-                    if self.target is not None and goal >= self.target:
+                    if goal >= target:
                         self.found = self.best[0]
                     continue
                 self._pending = (move, child)
             move, child = self._pending
-            if self.target is not None and not self._may_reach(child, self.target, deadline):
+            if not self._may_reach(child, target, deadline):
                 self._pending = None
                 continue
             self._pending = None
