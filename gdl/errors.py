@@ -23,6 +23,10 @@ class LimitError(GdlError, RuntimeError):
     """A budget of time, memory or size ran out: the work was too large for it, not wrong."""
 
 
+class DeadlinePassedError(LimitError):
+    """A search was stopped at the deadline it was given (it can be taken up again)."""
+
+
 class InvalidGameError(GdlError, ValueError):
     """A game description has syntax or static errors."""
 

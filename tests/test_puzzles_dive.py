@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 
 import gdl
 import gdl.players.puzzles as puzzles
+from gdl.errors import DeadlinePassedError
 from gdl.game import Game, State
 from gdl.match import Match
 from gdl.players.puzzles import solve_puzzle
 from gdl.players.puzzles.dive import Diver
-from gdl.players.puzzles.possible import OutOfTime, Possibility, fluent_value
+from gdl.players.puzzles.possible import Possibility, fluent_value
 from gdl.solve import solve
 
 TEST_GAMES = Path(__file__).resolve().parent / "games"
@@ -175,7 +176,7 @@ def test_the_empty_sudoku_is_filled_by_the_dive(corpus: Path) -> None:
 def test_a_test_past_its_deadline_stops_and_the_dive_takes_it_up_again(corpus: Path) -> None:
     game = gdl.load(corpus / "games" / "sudoku.kif")
     possibility = Possibility(game.checked.program.rules)
-    with pytest.raises(OutOfTime):
+    with pytest.raises(DeadlinePassedError):
         may_reach(possibility, game.initial_state(), 100, time.monotonic() - 1)
     diver = Diver(LATIN, LATIN.initial_state())
     for _ in range(3):

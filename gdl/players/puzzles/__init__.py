@@ -24,9 +24,9 @@
 A game loaded without a network (the Datalog engine) gets one built if it can within half the time; if
 not, it is searched over its own states: first by a dive towards the highest goal its rules may still
 give (:mod:`.dive`, cut by a sound test of the rules, :mod:`.possible`), in :data:`DIVE_SHARE` of the
-time (all of it when the dive is resumed), then exhaustively by :func:`gdl.solve.solve` (slow, bounded by :data:`SEARCHED_STATES`). The plan
-is empty, saying why, when neither finishes; the dive is then handed back in the plan
-(:attr:`PuzzlePlan.diver`), to go on with at the next call.
+time (all of it when the dive is resumed), then exhaustively by :func:`gdl.solve.solve` (slow,
+bounded by :data:`SEARCHED_STATES`). The plan is empty, saying why, when neither finishes; the dive is
+then handed back in the plan (:attr:`PuzzlePlan.diver`), to go on with at the next call.
 """
 
 from __future__ import annotations

@@ -22,8 +22,9 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
+from gdl.errors import DeadlinePassedError
 from gdl.game import Game, State
-from gdl.players.puzzles.possible import OutOfTime, Possibility, Value, fluent_value
+from gdl.players.puzzles.possible import Possibility, Value, fluent_value
 from gdl.syntax.model import Term
 
 #: States the search may keep as seen (each a set of fluents) before it stops.
@@ -104,7 +105,7 @@ class Diver:
             self._aimed = True
             if self.target is not None:
                 self._dive(deadline)
-        except OutOfTime:
+        except DeadlinePassedError:
             return
 
     def _dive(self, deadline: float) -> None:

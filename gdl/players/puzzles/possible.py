@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from gdl.datalog.plan import split_disjunctions
-from gdl.errors import GdlError
+from gdl.errors import DeadlinePassedError
 from gdl.syntax.model import Atom, Constant, Distinct, Not, Rule, Term, Variable
 
 #: Steps (literals tried) one test may take before it gives up and answers "may hold".
@@ -52,10 +52,6 @@ Binding = dict[_Var, Value]
 #: A read of the state an answer depended on: the fluents matching a pattern, or whether a fluent is
 #: true; an answer holds in another state where every one of its reads gives the same.
 _Read = tuple[str, Value, object]
-
-
-class OutOfTime(GdlError):
-    """A test of whether a goal may be reached was stopped at its deadline."""
 
 
 class _GiveUp(Exception):
@@ -264,8 +260,8 @@ class Possibility:
     ) -> bool:
         """Whether ``(relation args...)`` (ground values) may hold in a state reachable from the state
         of ``fluents`` (a sound test: False is a proof that it holds in none). Raises
-        :class:`OutOfTime` past ``deadline`` (:func:`time.monotonic`), read every :data:`CLOCK_EVERY`
-        steps."""
+        :class:`gdl.errors.DeadlinePassedError` past ``deadline`` (:func:`time.monotonic`, read every
+        :data:`CLOCK_EVERY` steps)."""
         self._deadline = deadline
         self._by_functor = {}
         self._by_argument = {}
@@ -293,7 +289,7 @@ class Possibility:
         if self._steps > STEPS:
             raise _GiveUp
         if not self._steps % CLOCK_EVERY and time.monotonic() >= self._deadline:
-            raise OutOfTime("the test of whether a goal may be reached ran out of time")
+            raise DeadlinePassedError("the test of whether a goal may be reached ran out of time")
 
     # The search: generators of bindings under which a conjunction may hold.
 
