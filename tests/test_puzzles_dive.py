@@ -17,6 +17,7 @@ import gdl.players.puzzles as puzzles
 from gdl.errors import DeadlinePassedError
 from gdl.game import Game, State
 from gdl.match import Match
+from gdl.players import make_player
 from gdl.players.puzzles import solve_puzzle
 from gdl.players.puzzles.dive import Diver
 from gdl.players.puzzles.possible import Possibility, fluent_value
@@ -200,3 +201,18 @@ def test_a_dive_handed_back_is_resumed_without_looking_for_a_network_again(
     plan = solve_puzzle(LATIN, LATIN.initial_state(), time.monotonic() + 30, diver=first.diver)
     assert plan.method == "dive" and plan.goal == 100
     assert played(LATIN, [str(move) for move in plan.moves]).goals()["filler"] == 100
+
+
+def test_the_default_player_leaves_a_dive_under_way_to_the_puzzle_player(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # With no network and a start clock too short for the dive (less than the margin), uct has no
+    # search of its own: the puzzle player goes on diving at each move and fills the square.
+    monkeypatch.setattr(puzzles, "_network_game", lambda game, seconds: None)
+    player = make_player("uct", seed=1)
+    player.start(LATIN, "filler", 0.5, 2)
+    assert player.info().get("method") == "none"
+    state = LATIN.initial_state()
+    while not state.is_terminal():
+        state = state.next({"filler": player.play(state, time.monotonic() + 2)})
+    assert state.goals()["filler"] == 100

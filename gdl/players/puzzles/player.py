@@ -72,6 +72,12 @@ class PuzzlePlayer(Player):
         """The plan the player follows (None when it has none)."""
         return self._plan
 
+    @property
+    def diving(self) -> bool:
+        """Whether a dive is under way (a game without a network, no plan yet): the player goes on
+        with it at each move."""
+        return self._plan is None and self._diver is not None and not self._diver.over
+
     def play(self, state: State, deadline: float) -> Term:
         if not self._searchable:
             return self.fallback.play(state, deadline)

@@ -19,7 +19,8 @@ deadline less ``margin`` and the longest batch so far. The kernels are compiled 
 (:func:`warm_up`, which ``make`` and the player server's worker processes call before any clock).
 
 A puzzle (one role) is first solved in the start clock (:class:`gdl.players.puzzles.player.PuzzlePlayer`):
-a plan proven to reach the best goal is played as it is; otherwise the search plays. GDL-II games are
+a plan proven to reach the best goal is played as it is, and a puzzle without a network whose dive is
+under way is left to that player; otherwise the search plays. GDL-II games are
 played by the :class:`gdl.players.equilibrium.EquilibriumPlayer` (their extensive form solved at the
 start, hyperplay where it does not fit). Games the search cannot take (no network within the budgets of
 ``engine="auto"``, or too large for a tree of the player's room) are played by the
@@ -226,7 +227,7 @@ class UctPlayer(Player):
         self._spare_player = None
         if plays_with_views(game):
             self._fallback = EquilibriumPlayer(seed=self.rng.randrange(1 << 32))
-        elif len(game.roles) == 1 and self._solved_puzzle(game, role, start_clock, play_clock):
+        elif len(game.roles) == 1 and self._puzzle_taken(game, role, start_clock, play_clock):
             return
         else:
             self._whole = self._make_searches(game, start_clock)
@@ -308,11 +309,12 @@ class UctPlayer(Player):
             tree.watch_for(watched)
             tree.heuristic = takeable(tree.heuristic, watched)
 
-    def _solved_puzzle(self, game: Game, role: str, start_clock: float, play_clock: float) -> bool:
-        """Whether the puzzle ``game`` is solved in the start clock (its proven plan is then played)."""
+    def _puzzle_taken(self, game: Game, role: str, start_clock: float, play_clock: float) -> bool:
+        """Whether the puzzle player takes the puzzle ``game``: its plan proven in the start clock, or
+        its dive under way (the game has no network, which the search needs)."""
         puzzle = PuzzlePlayer(margin=max(self.margin, PUZZLE_MARGIN), seed=self.rng.randrange(1 << 32))
         puzzle.start(game, role, start_clock, play_clock)
-        if puzzle.plan is None or not puzzle.plan.proven:
+        if not puzzle.diving and (puzzle.plan is None or not puzzle.plan.proven):
             return False
         self._fallback = puzzle
         self._info = puzzle.info()
