@@ -314,15 +314,7 @@ class Possibility:
             parts = self._parts(goals, binding)
             if len(parts) > 1:
                 return all(self._part_exists(part, binding) for part in parts)
-        index = self._pick(goals, binding)
-        literal = goals[index]
-        rest = goals[:index] + goals[index + 1:]
-        for extended in self._answers(literal, binding):
-            if extended is not binding and not self._forward_check(rest, extended):
-                continue
-            if self._exists(rest, extended):
-                return True
-        return False
+        return any(self._exists(rest, extended) for rest, extended in self._branches(goals, binding))
 
     def _part_exists(self, part: tuple[_Literal, ...], binding: Binding) -> bool:
         if len(part) == 1 or not all(lit.relation in self.static or lit.kind == "distinct" for lit in part):
@@ -379,13 +371,20 @@ class Possibility:
         if not goals:
             yield binding
             return
+        for rest, extended in self._branches(goals, binding):
+            yield from self._solve(rest, extended)
+
+    def _branches(
+        self, goals: tuple[_Literal, ...], binding: Binding
+    ) -> Iterator[tuple[tuple[_Literal, ...], Binding]]:
+        """The literals left and the binding, for each answer to the literal solved next (see
+        :meth:`_pick`) under which every static literal left may still hold."""
         index = self._pick(goals, binding)
         literal = goals[index]
         rest = goals[:index] + goals[index + 1:]
         for extended in self._answers(literal, binding):
-            if extended is not binding and not self._forward_check(rest, extended):
-                continue
-            yield from self._solve(rest, extended)
+            if extended is binding or self._forward_check(rest, extended):
+                yield rest, extended
 
     def _pick(self, goals: tuple[_Literal, ...], binding: Binding, now: bool = False) -> int:
         """The literal to solve next: a test (ground, or a negation or ``distinct`` once ground) first,
