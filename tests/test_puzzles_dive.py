@@ -19,8 +19,9 @@ from gdl.game import Game, State
 from gdl.match import Match
 from gdl.players import make_player
 from gdl.players.puzzles import solve_puzzle
+from gdl.players.puzzles.clauses import fluent_value
 from gdl.players.puzzles.dive import Diver
-from gdl.players.puzzles.possible import Possibility, fluent_value
+from gdl.players.puzzles.possible import Possibility
 from gdl.solve import solve
 
 TEST_GAMES = Path(__file__).resolve().parent / "games"

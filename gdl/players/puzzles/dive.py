@@ -24,7 +24,8 @@ from collections.abc import Iterator
 
 from gdl.errors import DeadlinePassedError
 from gdl.game import Game, State
-from gdl.players.puzzles.possible import Possibility, Value, fluent_value
+from gdl.players.puzzles.clauses import Value, fluent_value
+from gdl.players.puzzles.possible import Possibility
 from gdl.syntax.model import Term
 
 #: States the search may keep as seen (each a set of fluents) before it stops.

@@ -24,29 +24,33 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 
-from gdl.datalog.plan import split_disjunctions
 from gdl.errors import DeadlinePassedError
-from gdl.syntax.model import Atom, Constant, Distinct, Not, Rule, Term, Variable
+from gdl.players.puzzles.clauses import (
+    Binding,
+    Clause,
+    Literal,
+    Value,
+    Var,
+    add_free,
+    clauses_of,
+    is_ground,
+    pattern_key,
+    rename,
+    resolve,
+    unify,
+    unify_all,
+    variables,
+)
+from gdl.syntax.model import Rule
 
 #: Steps (literals tried) one test may take before it gives up and answers "may hold".
 STEPS = 200_000
 #: Steps between two looks at the clock.
 CLOCK_EVERY = 256
-#: Answers about static relations kept, past which they are forgotten (and worked out again).
-STATIC_MEMO = 400_000
-
-
-class _Var:
-    """A variable of a rule in use (each use of a rule gets fresh ones)."""
-
-    __slots__ = ()
-
-
-#: A term here: a constant's name, a variable, or a compound as (functor, arguments...).
-Value = str | _Var | tuple[object, ...]
-Binding = dict[_Var, Value]
+#: Answers kept (about static relations, and across states), past which they are forgotten and worked
+#: out again.
+MEMO_LIMIT = 400_000
 
 
 #: A read of the state an answer depended on: the fluents matching a pattern, or whether a fluent is
@@ -58,149 +62,11 @@ class _GiveUp(Exception):
     """The test met rules it does not follow, or ran out of steps: the goal may hold."""
 
 
-@dataclass(frozen=True)
-class _Literal:
-    kind: str  # "pos", "neg" or "distinct"
-    relation: str
-    args: tuple[Value, ...]
-
-
-@dataclass(frozen=True)
-class _Clause:
-    head: tuple[Value, ...]
-    body: tuple[_Literal, ...]
-    variables: tuple[_Var, ...] = field(default=())
-
-
-def _value(term: Term, names: dict[str, _Var]) -> Value:
-    if isinstance(term, Constant):
-        return term.name
-    if isinstance(term, Variable):
-        return names.setdefault(term.name, _Var())
-    return (term.name, *(_value(arg, names) for arg in term.args))
-
-
-def _walk(value: Value, binding: Binding) -> Value:
-    while isinstance(value, _Var) and value in binding:
-        value = binding[value]
-    return value
-
-
-def _resolve(value: Value, binding: Binding) -> Value:
-    value = _walk(value, binding)
-    if isinstance(value, tuple):
-        return tuple(_resolve(arg, binding) if isinstance(arg, (_Var, tuple)) else arg
-                     for arg in value)
-    return value
-
-
-def _free(value: Value, binding: Binding, into: set[_Var]) -> None:
-    """Add the unbound variables of ``value`` to ``into``."""
-    while isinstance(value, _Var):
-        bound = binding.get(value)
-        if bound is None:
-            into.add(value)
-            return
-        value = bound
-    if isinstance(value, tuple):
-        for arg in value[1:]:
-            _free(arg, binding, into)  # type: ignore[arg-type]
-
-
-def _ground(value: Value, binding: Binding) -> bool:
-    value = _walk(value, binding)
-    if isinstance(value, _Var):
-        return False
-    if isinstance(value, tuple):
-        return all(_ground(arg, binding) for arg in value[1:])  # type: ignore[arg-type]
-    return True
-
-
-def _unify(left: Value, right: Value, binding: Binding) -> Binding | None:
-    left, right = _walk(left, binding), _walk(right, binding)
-    if left is right or (isinstance(left, str) and left == right):
-        return binding
-    if isinstance(left, _Var):
-        return {**binding, left: right}
-    if isinstance(right, _Var):
-        return {**binding, right: left}
-    if isinstance(left, tuple) and isinstance(right, tuple) and len(left) == len(right) \
-            and left[0] == right[0]:
-        for a, b in zip(left[1:], right[1:], strict=True):
-            unified = _unify(a, b, binding)  # type: ignore[arg-type]
-            if unified is None:
-                return None
-            binding = unified
-        return binding
-    return None
-
-
-def _unify_all(lefts: Sequence[Value], rights: Sequence[Value], binding: Binding | None) -> Binding | None:
-    for left, right in zip(lefts, rights, strict=True):
-        if binding is None:
-            return None
-        binding = _unify(left, right, binding)
-    return binding
-
-
-def _key(values: Sequence[Value], binding: Binding) -> tuple[object, ...]:
-    """The values resolved, their variables numbered by first occurrence: one key per call pattern."""
-    numbers: dict[_Var, int] = {}
-
-    def canonical(value: Value) -> object:
-        value = _walk(value, binding)
-        if isinstance(value, _Var):
-            return ("?", numbers.setdefault(value, len(numbers)))
-        if isinstance(value, tuple):
-            return (value[0], *(canonical(arg) for arg in value[1:]))  # type: ignore[arg-type]
-        return value
-
-    return tuple(canonical(value) for value in values)
-
-
-def _rename(clause: _Clause) -> tuple[tuple[Value, ...], tuple[_Literal, ...]]:
-    if not clause.variables:
-        return clause.head, clause.body
-    fresh = {var: _Var() for var in clause.variables}
-
-    def renamed(value: Value) -> Value:
-        if isinstance(value, _Var):
-            return fresh[value]
-        if isinstance(value, tuple):
-            return (value[0], *(renamed(arg) for arg in value[1:]))  # type: ignore[arg-type]
-        return value
-
-    head = tuple(renamed(arg) for arg in clause.head)
-    body = tuple(_Literal(lit.kind, lit.relation, tuple(renamed(arg) for arg in lit.args))
-                 for lit in clause.body)
-    return head, body
-
-
-def _variables(values: Iterable[Value]) -> Iterator[_Var]:
-    for value in values:
-        if isinstance(value, _Var):
-            yield value
-        elif isinstance(value, tuple):
-            yield from _variables(value[1:])  # type: ignore[arg-type]
-
-
-def fluent_value(term: Term) -> Value:
-    """A ground fluent (a term of the game) as this module holds it."""
-    return _value(term, {})
-
-
 class Possibility:
     """The test for the rules ``rules`` (a checked game's); see the module doc."""
 
     def __init__(self, rules: Iterable[Rule]) -> None:
-        self.clauses: dict[str, list[_Clause]] = {}
-        for rule in rules:
-            for head, body in split_disjunctions(rule):
-                names: dict[str, _Var] = {}
-                head_args = tuple(_value(arg, names) for arg in head.args)
-                literals = tuple(self._literal(lit, names) for lit in body)
-                self.clauses.setdefault(head.relation, []).append(
-                    _Clause(head_args, literals, tuple(names.values())))
+        self.clauses = clauses_of(rules)
         self.static = self._static_relations()
         #: Relations given by facts alone, their facts' arguments.
         self.facts = {relation: [clause.head for clause in clauses]
@@ -208,7 +74,7 @@ class Possibility:
                       if all(not clause.body and not clause.variables for clause in clauses)}
         # Fluents that stay true once true: the patterns of rules (<= (next f) (true f)).
         self.kept: list[Value] = []
-        self.adding: list[_Clause] = []
+        self.adding: list[Clause] = []
         # A rule reading (true f) for its own f only keeps a fluent already true: it adds none.
         for clause in self.clauses.get("next", []):
             keeps = [lit for lit in clause.body if lit.kind == "pos" and lit.relation == "true"
@@ -231,16 +97,6 @@ class Possibility:
         self._adding_now: set[tuple[object, ...]] = set()
         self._steps = 0
         self._deadline = float("inf")
-
-    @staticmethod
-    def _literal(literal: object, names: dict[str, _Var]) -> _Literal:
-        if isinstance(literal, Atom):
-            return _Literal("pos", literal.relation, tuple(_value(arg, names) for arg in literal.args))
-        if isinstance(literal, Not):
-            atom = literal.atom
-            return _Literal("neg", atom.relation, tuple(_value(arg, names) for arg in atom.args))
-        assert isinstance(literal, Distinct)
-        return _Literal("distinct", "distinct", (_value(literal.left, names), _value(literal.right, names)))
 
     def _static_relations(self) -> frozenset[str]:
         """The relations that depend on neither ``true`` nor ``does``."""
@@ -274,13 +130,14 @@ class Possibility:
                         self._by_argument.setdefault((functor, number, arg), []).append(fluent)
         self._state_set = frozenset(v for values in self._by_functor.values() for v in values)
         self._memo = {}
-        if len(self._static_memo) > STATIC_MEMO:
-            self._static_memo.clear()
+        for memo in (self._static_memo, self._lasting):
+            if len(memo) > MEMO_LIMIT:
+                memo.clear()
         self._recorders = []
         self._adding_now = set()
         self._steps = 0
         try:
-            return self._holds(_Literal("pos", relation, tuple(args)), {})
+            return self._holds(Literal("pos", relation, tuple(args)), {})
         except (_GiveUp, RecursionError):
             return True
 
@@ -293,10 +150,10 @@ class Possibility:
 
     # The search: generators of bindings under which a conjunction may hold.
 
-    def _holds(self, literal: _Literal, binding: Binding) -> bool:
+    def _holds(self, literal: Literal, binding: Binding) -> bool:
         return self._exists((literal,), binding)
 
-    def _exists(self, goals: tuple[_Literal, ...], binding: Binding) -> bool:
+    def _exists(self, goals: tuple[Literal, ...], binding: Binding) -> bool:
         """Whether the conjunction ``goals`` may hold: as :meth:`_solve`, but split into parts that share
         no unbound variable, each solved once (a part of static relations alone remembered for good)."""
         self._step()
@@ -307,7 +164,7 @@ class Possibility:
             if literal.kind == "pos" and literal.relation != "true" and literal.relation not in self.facts:
                 if literal.relation in self.static:
                     return self._static_exists(literal, binding)
-                if all(_ground(arg, binding) for arg in literal.args):
+                if all(is_ground(arg, binding) for arg in literal.args):
                     return self._ground_may_hold(literal, binding)
                 return self._clauses_hold(literal, binding)
         else:
@@ -316,10 +173,10 @@ class Possibility:
                 return all(self._part_exists(part, binding) for part in parts)
         return any(self._exists(rest, extended) for rest, extended in self._branches(goals, binding))
 
-    def _part_exists(self, part: tuple[_Literal, ...], binding: Binding) -> bool:
+    def _part_exists(self, part: tuple[Literal, ...], binding: Binding) -> bool:
         if len(part) == 1 or not all(lit.relation in self.static or lit.kind == "distinct" for lit in part):
             return self._exists(part, binding)
-        key = ("part", *_key([(lit.kind, lit.relation, *lit.args) for lit in part], binding))
+        key = ("part", *pattern_key([(lit.kind, lit.relation, *lit.args) for lit in part], binding))
         known = self._static_memo.get(key)
         if known is None:
             known = self._exists(part, binding)
@@ -327,21 +184,21 @@ class Possibility:
         return known
 
     @staticmethod
-    def _parts(goals: tuple[_Literal, ...], binding: Binding) -> list[tuple[_Literal, ...]]:
+    def _parts(goals: tuple[Literal, ...], binding: Binding) -> list[tuple[Literal, ...]]:
         """``goals`` grouped into parts connected by unbound variables (each ground literal alone)."""
-        owner: dict[_Var, list[_Literal]] = {}
-        groups: list[list[_Literal]] = []
+        owner: dict[Var, list[Literal]] = {}
+        groups: list[list[Literal]] = []
         for literal in goals:
-            free: set[_Var] = set()
+            free: set[Var] = set()
             for arg in literal.args:
-                _free(arg, binding, free)
-            joined: list[list[_Literal]] = []
+                add_free(arg, binding, free)
+            joined: list[list[Literal]] = []
             for var in free:
                 group = owner.get(var)
                 if group is not None and not any(group is other for other in joined):
                     joined.append(group)
             if not joined:
-                into: list[_Literal] = []
+                into: list[Literal] = []
                 groups.append(into)
             else:
                 into = joined[0]
@@ -356,17 +213,17 @@ class Possibility:
                 owner[var] = into
         return [tuple(group) for group in groups if group]
 
-    def _clauses_hold(self, literal: _Literal, binding: Binding) -> bool:
+    def _clauses_hold(self, literal: Literal, binding: Binding) -> bool:
         """Whether a rule for ``literal`` may give an instance of it."""
         relation = "legal" if literal.relation == "does" else literal.relation
         for clause in self.clauses.get(relation, []):
-            head, body = _rename(clause)
-            unified = _unify_all(literal.args, head, binding)
+            head, body = rename(clause)
+            unified = unify_all(literal.args, head, binding)
             if unified is not None and self._exists(body, unified):
                 return True
         return False
 
-    def _solve(self, goals: tuple[_Literal, ...], binding: Binding) -> Iterator[Binding]:
+    def _solve(self, goals: tuple[Literal, ...], binding: Binding) -> Iterator[Binding]:
         self._step()
         if not goals:
             yield binding
@@ -375,8 +232,8 @@ class Possibility:
             yield from self._solve(rest, extended)
 
     def _branches(
-        self, goals: tuple[_Literal, ...], binding: Binding
-    ) -> Iterator[tuple[tuple[_Literal, ...], Binding]]:
+        self, goals: tuple[Literal, ...], binding: Binding
+    ) -> Iterator[tuple[tuple[Literal, ...], Binding]]:
         """The literals left and the binding, for each answer to the literal solved next (see
         :meth:`_pick`) under which every static literal left may still hold."""
         index = self._pick(goals, binding)
@@ -386,22 +243,22 @@ class Possibility:
             if extended is binding or self._forward_check(rest, extended):
                 yield rest, extended
 
-    def _pick(self, goals: tuple[_Literal, ...], binding: Binding, now: bool = False) -> int:
+    def _pick(self, goals: tuple[Literal, ...], binding: Binding, now: bool = False) -> int:
         """The literal to solve next: a test (ground, or a negation or ``distinct`` once ground) first,
         then the one of fewest candidates among fluents (with ``now``, among those true now), then other
         relations, static ones last."""
         best, best_rank = 0, float("inf")
         for index, literal in enumerate(goals):
-            ground = all(_ground(arg, binding) for arg in literal.args)
+            ground = all(is_ground(arg, binding) for arg in literal.args)
             if ground:
                 return index
             if literal.kind != "pos":
                 continue  # not ready: a safe rule binds its variables elsewhere
             rank: float
             if literal.relation == "true":
-                free = len(set(_variables((_resolve(literal.args[0], binding),))))
+                free = len(set(variables((resolve(literal.args[0], binding),))))
                 if now:
-                    rank = len(self._matching(_resolve(literal.args[0], binding), note=False))
+                    rank = len(self._matching(resolve(literal.args[0], binding), note=False))
                 elif free > 1:
                     rank = 1e4 * free  # not worth listing: most fluents of a kind, say
                 else:
@@ -415,7 +272,7 @@ class Possibility:
                 rank = len(self._matching_facts(literal, binding))
             else:
                 # Rules: unknown, the fewer the more arguments are bound; static ones after the others.
-                free = sum(not _ground(arg, binding) for arg in literal.args)
+                free = sum(not is_ground(arg, binding) for arg in literal.args)
                 rank = (1e6 if literal.relation in self.static else 1e5) * (1 + free)
             if rank < best_rank:
                 best, best_rank = index, rank
@@ -423,37 +280,37 @@ class Possibility:
                     break
         return best
 
-    def _matching_facts(self, literal: _Literal, binding: Binding) -> list[tuple[Value, ...]]:
+    def _matching_facts(self, literal: Literal, binding: Binding) -> list[tuple[Value, ...]]:
         """The facts of ``literal``'s relation (one given by facts alone) that match it."""
-        key = (literal.relation, *_key(literal.args, binding))
+        key = (literal.relation, *pattern_key(literal.args, binding))
         found = self._fact_memo.get(key)
         if found is None:
             found = [fact for fact in self.facts[literal.relation]
-                     if _unify_all(literal.args, fact, binding) is not None]
+                     if unify_all(literal.args, fact, binding) is not None]
             self._fact_memo[key] = found
         return found
 
-    def _forward_check(self, goals: tuple[_Literal, ...], binding: Binding) -> bool:
+    def _forward_check(self, goals: tuple[Literal, ...], binding: Binding) -> bool:
         """Whether every static literal left, partly bound, still has a solution."""
         for literal in goals:
             if literal.kind == "pos" and literal.relation in self.static and \
-                    any(_ground(arg, binding) for arg in literal.args) and \
+                    any(is_ground(arg, binding) for arg in literal.args) and \
                     not self._static_exists(literal, binding):
                 return False
         return True
 
-    def _static_exists(self, literal: _Literal, binding: Binding) -> bool:
-        key = (literal.relation, *_key(literal.args, binding))
+    def _static_exists(self, literal: Literal, binding: Binding) -> bool:
+        key = (literal.relation, *pattern_key(literal.args, binding))
         known = self._static_memo.get(key)
         if known is None:
             known = self._clauses_hold(literal, binding)
             self._static_memo[key] = known
         return known
 
-    def _answers(self, literal: _Literal, binding: Binding) -> Iterator[Binding]:
-        ground = all(_ground(arg, binding) for arg in literal.args)
+    def _answers(self, literal: Literal, binding: Binding) -> Iterator[Binding]:
+        ground = all(is_ground(arg, binding) for arg in literal.args)
         if literal.kind == "distinct":
-            if _resolve(literal.args[0], binding) != _resolve(literal.args[1], binding):
+            if resolve(literal.args[0], binding) != resolve(literal.args[1], binding):
                 yield binding
             return
         if literal.kind == "neg":
@@ -466,36 +323,36 @@ class Possibility:
             return
         if literal.relation == "true":
             for fluent in self._fluents(literal.args[0], binding):
-                unified = _unify(literal.args[0], fluent, binding)
+                unified = unify(literal.args[0], fluent, binding)
                 if unified is not None:
                     yield unified
             return
         if literal.relation in self.facts:
             for fact in self._matching_facts(literal, binding):
-                unified = _unify_all(literal.args, fact, binding)
+                unified = unify_all(literal.args, fact, binding)
                 if unified is not None:
                     yield unified
             return
         yield from self._clause_answers(literal, binding)
 
-    def _negation_may_hold(self, literal: _Literal, binding: Binding) -> bool:
+    def _negation_may_hold(self, literal: Literal, binding: Binding) -> bool:
         if literal.relation in self.static:
-            return not self._static_exists(_Literal("pos", literal.relation, literal.args), binding)
+            return not self._static_exists(Literal("pos", literal.relation, literal.args), binding)
         if literal.relation == "true":
-            return not self._stays_true(_resolve(literal.args[0], binding))
-        if literal.relation == "does" or not all(_ground(arg, binding) for arg in literal.args):
+            return not self._stays_true(resolve(literal.args[0], binding))
+        if literal.relation == "does" or not all(is_ground(arg, binding) for arg in literal.args):
             return True
-        return not self._surely(_Literal("pos", literal.relation, literal.args), binding, 0)
+        return not self._surely(Literal("pos", literal.relation, literal.args), binding, 0)
 
     def _stays_true(self, fluent: Value) -> bool:
         """Whether ``fluent`` is true now and stays true (a rule keeps it)."""
-        return self._is_true(fluent) and any(_unify(kept, fluent, {}) is not None for kept in self.kept)
+        return self._is_true(fluent) and any(unify(kept, fluent, {}) is not None for kept in self.kept)
 
-    def _surely(self, literal: _Literal, binding: Binding, depth: int) -> bool:
+    def _surely(self, literal: Literal, binding: Binding, depth: int) -> bool:
         """Whether ``literal`` (ground, of a relation derived from the state) holds in every state
         reachable from this one: a rule for it whose body holds by fluents that stay true, static
         relations and ``distinct`` alone. (Not followed: other relations, and nesting past 32.)"""
-        key = ("surely", literal.relation, *_key(literal.args, binding))
+        key = ("surely", literal.relation, *pattern_key(literal.args, binding))
         known = self._recalled(key)
         if known is not None:
             return bool(known[0])
@@ -503,40 +360,40 @@ class Possibility:
         try:
             held = depth < 32 and any(
                 self._surely_all(body, unified, depth)
-                for head, body in map(_rename, self.clauses.get(literal.relation, []))
-                for unified in (_unify_all(literal.args, head, binding),) if unified is not None)
+                for head, body in map(rename, self.clauses.get(literal.relation, []))
+                for unified in (unify_all(literal.args, head, binding),) if unified is not None)
         finally:
             reads = frozenset(self._recorders.pop())
         self._remember(key, (held, reads))
         return held
 
-    def _surely_all(self, goals: tuple[_Literal, ...], binding: Binding, depth: int) -> bool:
+    def _surely_all(self, goals: tuple[Literal, ...], binding: Binding, depth: int) -> bool:
         self._step()
         if not goals:
             return True
         index = self._pick(goals, binding, now=True)
         literal = goals[index]
         rest = goals[:index] + goals[index + 1:]
-        ground = all(_ground(arg, binding) for arg in literal.args)
+        ground = all(is_ground(arg, binding) for arg in literal.args)
         if literal.relation in self.static or literal.kind == "distinct":
             answers: Iterable[Binding] = self._answers(literal, binding)
         elif literal.kind == "pos" and literal.relation == "true":
-            pattern = _resolve(literal.args[0], binding)
+            pattern = resolve(literal.args[0], binding)
             answers = (unified for fluent in self._matching(pattern) if self._stays_true(fluent)
-                       for unified in (_unify(pattern, fluent, binding),) if unified is not None)
+                       for unified in (unify(pattern, fluent, binding),) if unified is not None)
         elif literal.kind == "pos" and ground and literal.relation != "does":
             answers = (binding,) if self._surely(literal, binding, depth + 1) else ()
         else:
             return False
         return any(self._surely_all(rest, extended, depth) for extended in answers)
 
-    def _ground_may_hold(self, literal: _Literal, binding: Binding) -> bool:
+    def _ground_may_hold(self, literal: Literal, binding: Binding) -> bool:
         if literal.relation in self.static:
             return self._static_exists(literal, binding)
         if literal.relation == "true":
-            fluent = _resolve(literal.args[0], binding)
+            fluent = resolve(literal.args[0], binding)
             return fluent in self._fluents(fluent, {})
-        key = ("holds", literal.relation, *_key(literal.args, binding))
+        key = ("holds", literal.relation, *pattern_key(literal.args, binding))
         known = self._recalled(key)
         if known is None:
             lasting = self._lasting.get(key)
@@ -591,26 +448,26 @@ class Possibility:
                     narrower = self._by_argument.get((pattern[0], number, arg), [])
                     if len(narrower) < len(candidates):
                         candidates = narrower
-        elif isinstance(pattern, _Var):
+        elif isinstance(pattern, Var):
             candidates = [v for values in self._by_functor.values() for v in values]
         else:
             candidates = self._by_functor.get(pattern, [])
-        found = frozenset(fluent for fluent in candidates if _unify(pattern, fluent, {}) is not None)
+        found = frozenset(fluent for fluent in candidates if unify(pattern, fluent, {}) is not None)
         if note:
             self._note(("match", pattern, found))
         return found
 
-    def _clause_answers(self, literal: _Literal, binding: Binding) -> Iterator[Binding]:
+    def _clause_answers(self, literal: Literal, binding: Binding) -> Iterator[Binding]:
         relation = "legal" if literal.relation == "does" else literal.relation
         for clause in self.clauses.get(relation, []):
-            head, body = _rename(clause)
-            unified = _unify_all(literal.args, head, binding)
+            head, body = rename(clause)
+            unified = unify_all(literal.args, head, binding)
             if unified is not None:
                 yield from self._solve(body, unified)
 
     def _fluents(self, pattern: Value, binding: Binding) -> list[Value]:
         """The fluents matching ``pattern`` that may be true: true now, or added by a move."""
-        key = ("fluents", *_key((pattern,), binding))
+        key = ("fluents", *pattern_key((pattern,), binding))
         known = self._recalled(key)
         if known is not None:
             return known[0]  # type: ignore[return-value]
@@ -619,16 +476,16 @@ class Possibility:
         self._adding_now.add(key)
         self._recorders.append(set())
         try:
-            found = sorted(self._matching(_resolve(pattern, binding)), key=repr)
+            found = sorted(self._matching(resolve(pattern, binding)), key=repr)
             seen = set(found)
             for clause in self.adding:
-                head, body = _rename(clause)
-                unified = _unify(pattern, head[0], binding)
+                head, body = rename(clause)
+                unified = unify(pattern, head[0], binding)
                 if unified is None:
                     continue
                 for answer in self._solve(body, unified):
-                    fluent = _resolve(head[0], answer)
-                    if not _ground(fluent, {}):
+                    fluent = resolve(head[0], answer)
+                    if not is_ground(fluent, {}):
                         raise _GiveUp
                     if fluent not in seen:
                         seen.add(fluent)
@@ -645,9 +502,9 @@ class Possibility:
         one cell of a grid; every move, where none reads the state) come and go together."""
         found: list[object] = []
         for clause in self.clauses.get("legal", []):
-            head, body = _rename(clause)
-            unified = _unify_all((role, move), head, {})
+            head, body = rename(clause)
+            unified = unify_all((role, move), head, {})
             if unified is not None:
                 reading = [lit for lit in body if lit.relation not in self.static and lit.kind != "distinct"]
-                found.append(_key([(lit.kind, lit.relation, *lit.args) for lit in reading], unified))
+                found.append(pattern_key([(lit.kind, lit.relation, *lit.args) for lit in reading], unified))
         return tuple(found)
