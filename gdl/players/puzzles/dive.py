@@ -13,8 +13,8 @@ The search is resumable (:meth:`Diver.run` until a deadline, again and again), a
 when the game moves to the first state of the search's current line, :meth:`Diver.follow` makes that
 state its root and keeps the search below it. A player that must move before the search is done can
 play the first move of that line (:attr:`Diver.line`), a move from which the goal may still be reached.
-No state is expanded twice (a set of the states' fluents). With no goal value to aim at (none written
-as a number, or none that may be reached), there is no cut, and the dive does not search.
+No state is expanded twice (a set of the hashes of the states' fluents). With no goal value to aim at
+(none written as a number, or none that may be reached), there is no cut, and the dive does not search.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from gdl.players.puzzles.clauses import Value, fluent_value
 from gdl.players.puzzles.possible import Possibility
 from gdl.syntax.model import Term
 
-#: States the search may keep as seen (each a set of fluents) before it stops.
-MAX_SEEN = 50_000
+#: States the search may keep as seen before it stops (each by the hash of its fluents: 64 bits, so that
+#: a long dive stays small; two states alike in hash would have one of them skipped, a heuristic's loss).
+MAX_SEEN = 2_000_000
 
 
 def goal_values(possibility: Possibility, role: str) -> list[int]:
@@ -61,7 +62,7 @@ class Diver:
         #: The best terminal state reached: its line from the root and its goal (None: none yet).
         self.best: tuple[tuple[Term, ...], int | None] = ((), None)
         self.expanded = 1
-        self._seen: set[frozenset[Term]] = {root.fluents()}
+        self._seen: set[int] = {hash(root.fluents())}
         self._states = [root]
         self._moves: list[Term] = []
         self._frames: list[Iterator[Term]] = [iter(self._tried(root))]
@@ -125,9 +126,9 @@ class Diver:
                     continue
                 child = self._states[-1].next({role: move})
                 fluents = child.fluents()
-                if fluents in self._seen:
+                if hash(fluents) in self._seen:
                     continue
-                self._seen.add(fluents)
+                self._seen.add(hash(fluents))
                 if child.is_terminal():
                     goal = int(str(child.goals()[role]))
                     if self.best[1] is None or goal > self.best[1]:
