@@ -215,5 +215,5 @@ def test_the_default_player_leaves_a_dive_under_way_to_the_puzzle_player(
     assert player.info().get("method") == "none"
     state = LATIN.initial_state()
     while not state.is_terminal():
-        state = state.next({"filler": player.play(state, time.monotonic() + 2)})
+        state = state.next({"filler": player.play(state, time.monotonic() + 60)})  # the dive stops once found
     assert state.goals()["filler"] == 100
