@@ -204,6 +204,21 @@ def test_a_dive_handed_back_is_resumed_without_looking_for_a_network_again(
     assert played(LATIN, [str(move) for move in plan.moves]).goals()["filler"] == 100
 
 
+def test_a_dive_the_game_left_is_replaced_by_one_that_keeps_what_the_test_learnt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(puzzles, "_network_game", lambda game, seconds: None)
+    first = solve_puzzle(LATIN, LATIN.initial_state(), time.monotonic() - 1)
+    assert first.diver is not None
+    off_line = played(LATIN, ["(put 3 3 1)"])
+    assert not first.diver.follow(off_line)
+    plan = solve_puzzle(LATIN, off_line, time.monotonic() + 30, diver=first.diver)
+    assert plan.method == "dive" and plan.goal == 100 and plan.diver is None
+    assert played(LATIN, [str(move) for move in plan.moves], off_line).goals()["filler"] == 100
+    second = solve_puzzle(LATIN, off_line, time.monotonic() - 1, diver=first.diver)
+    assert second.diver is not None and second.diver is not first.diver
+    assert second.diver.root == off_line and second.diver.possibility is first.diver.possibility
+
 def test_the_default_player_leaves_a_dive_under_way_to_the_puzzle_player(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -150,8 +150,11 @@ def _without_network(
     """The plan of the dive (resumed, if ``diver`` can be, with all the time), else of the search over
     the game's own states (:func:`gdl.solve.solve`, for a puzzle small enough)."""
     resumed = diver is not None and diver.follow(state)
-    if diver is None or not resumed:
+    if diver is None:
         diver = Diver(game, state)
+    elif not resumed:
+        # The game left the dive's line: a new dive, which keeps what the test learnt of the rules.
+        diver = Diver(game, state, diver.possibility)
     now = time.monotonic()
     diver.run(deadline if resumed else now + DIVE_SHARE * (deadline - now))
     if diver.found is not None:

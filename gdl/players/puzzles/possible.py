@@ -137,7 +137,7 @@ class Possibility:
         self._adding_now = set()
         self._steps = 0
         try:
-            return self._holds(Literal("pos", relation, tuple(args)), {})
+            return self._exists((Literal("pos", relation, tuple(args)),), {})
         except (_GiveUp, RecursionError):
             return True
 
@@ -149,9 +149,6 @@ class Possibility:
             raise DeadlinePassedError("the test of whether a goal may be reached ran out of time")
 
     # The search: generators of bindings under which a conjunction may hold.
-
-    def _holds(self, literal: Literal, binding: Binding) -> bool:
-        return self._exists((literal,), binding)
 
     def _exists(self, goals: tuple[Literal, ...], binding: Binding) -> bool:
         """Whether the conjunction ``goals`` may hold: as :meth:`_solve`, but split into parts that share
