@@ -231,7 +231,7 @@ def test_uct_plays_greedy_playouts_where_the_role_to_move_has_few_moves() -> Non
     warm_up()
     tictactoe = gdl.load(GAMES / "tictactoe.kif")
     player = UctPlayer(seed=1, iterations=100, ponder=0)
-    player.start(tictactoe, "xplayer", 5.0, 1.0)
+    player.start(tictactoe, "xplayer", 60.0, 1.0)  # as for breakthrough below
     assert (player.decisive, player.anti) == (1, GREEDY_REDRAWS)
     assert player.info()["greedy"] is True and 1 < player.info()["moves"] <= GREEDY_MOST_MOVES
     # Asked for, a policy is played as it is, and nothing is watched that it does not use.
@@ -247,7 +247,10 @@ def test_uct_plays_greedy_playouts_where_the_role_to_move_has_few_moves() -> Non
 def test_uct_plays_uniform_playouts_where_moves_are_many_or_simultaneous() -> None:
     breakthrough = corpus_game("breakthrough")
     player = UctPlayer(seed=1, iterations=100, ponder=0, capture=0)
-    player.start(breakthrough, breakthrough.roles[0], 5.0, 1.0)
+    # A long start clock: the search that counts the moves may take a tenth of it, counted from the
+    # start's first instant, and a loaded machine may spend seconds building the network before it.
+    # The start's own search stops at its 100 iterations.
+    player.start(breakthrough, breakthrough.roles[0], 60.0, 1.0)
     assert (player.decisive, player.anti) == (0, 0)
     assert player.info()["greedy"] is False and player.info()["moves"] > GREEDY_MOST_MOVES
     assert player._whole is not None and player._whole.tree.watch.empty  # not read for it
