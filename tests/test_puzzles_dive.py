@@ -219,6 +219,7 @@ def test_a_dive_the_game_left_is_replaced_by_one_that_keeps_what_the_test_learnt
     assert second.diver is not None and second.diver is not first.diver
     assert second.diver.root == off_line and second.diver.possibility is first.diver.possibility
 
+
 def test_the_default_player_leaves_a_dive_under_way_to_the_puzzle_player(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
