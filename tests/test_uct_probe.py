@@ -47,6 +47,40 @@ def wins_within(state: State, role: str, plies: int, best: dict[str, int]) -> bo
     return not ours
 
 
+def wins_by_threats(state: State, role: str, plies: int, threats: int, best: dict[str, int]) -> bool:
+    """The question of a probe that follows only forcing moves (``threats`` > 0), by brute force: as
+    :func:`wins_within`, but at a ply of another role the answers after which ``role`` has no win at
+    once are the only ones searched on, and where more than ``threats`` of them are left (more than none
+    two plies from the end) ``role``'s move is not followed."""
+    if plies == 0:
+        return False
+    legal = {r: list(state.legal_moves(r)) for r in state.game.roles}
+    choosing = [r for r, moves in legal.items() if len(moves) > 1]
+    if len(choosing) != 1 or any(not moves for moves in legal.values()):
+        return False
+    mover = choosing[0]
+    after = [state.next({r: (move if r == mover else moves[0]) for r, moves in legal.items()})
+             for move in legal[mover]]
+    if mover == role:
+        return any(
+            child.goals()[role] >= best[role] if child.is_terminal()
+            else wins_by_threats(child, role, plies - 1, threats, best)
+            for child in after
+        )
+    if plies < 2:
+        return False
+    kept = []
+    for child in after:
+        if child.is_terminal():
+            if child.goals()[role] < best[role]:
+                return False
+        elif not wins_within(child, role, 1, best):
+            kept.append(child)
+            if len(kept) > (threats if plies > 2 else 0):
+                return False
+    return all(wins_by_threats(child, role, plies - 1, threats, best) for child in kept)
+
+
 @cache
 def loaded(path: Path) -> tuple[gdl.Game, CompiledReasoner]:
     game = gdl.load(path, engine="compiled")
@@ -75,11 +109,13 @@ def random_states(game: gdl.Game, count: int, seed: int) -> list[State]:
     return found
 
 
-def probed(tree: Tree, reasoner: CompiledReasoner, state: State, role: int, plies: int) -> bool:
+def probed(
+    tree: Tree, reasoner: CompiledReasoner, state: State, role: int, plies: int, threats: int = 0
+) -> bool:
     """Whether a search of one iteration that probes its fresh root proves it won for ``role``."""
     tree.clear()
     root = tree.root(reasoner.from_fluents(state.fluents()))
-    tree.search(root, 1, probe=plies, probe_visit=0)
+    tree.search(root, 1, probe=plies, probe_visit=0, threats=threats)
     return tree.solved(root) and tree.value(root, role) >= WIN
 
 
@@ -111,6 +147,54 @@ def test_a_probe_proves_a_win_exactly_where_minimax_finds_one(
     # Both answers were compared, and often.
     assert len(states) == count
     assert 5 <= proofs <= count - 5, proofs
+
+
+@pytest.mark.parametrize(("plies", "threats", "count"), [(5, 1, 80), (7, 1, 40), (7, 2, 40), (9, 3, 30)])
+def test_a_probe_of_threats_proves_a_win_exactly_where_a_search_of_forcing_moves_finds_one(
+    plies: int, threats: int, count: int
+) -> None:
+    game, reasoner = loaded(GAMES / "tictactoe.kif")
+    kernel = reasoner.kernel
+    tree = Tree(kernel, goal_values(reasoner), 4096, 65_536, 3, watch=watch(kernel))
+    best = {r: 100 for r in game.roles}
+    proofs = deeper = 0
+    states = random_states(game, count, seed=plies + threats)
+    for state in states:
+        mover = chooser(state)
+        assert mover is not None
+        expected = wins_by_threats(state, mover, plies, threats, best)
+        assert probed(tree, reasoner, state, game.roles.index(mover), plies, threats) == expected, state
+        # A proof of forcing moves is a proof: the role does force the win within the plies.
+        assert not expected or wins_within(state, mover, plies, best)
+        proofs += expected
+        deeper += expected and not wins_within(state, mover, 3, best)
+    assert len(states) == count
+    assert 5 <= proofs <= count - 5, proofs
+    # Some of the wins lie beyond what a full probe of three plies proves.
+    assert deeper > 0 or plies == 5
+
+
+def test_a_probe_of_threats_in_breakthrough_proves_only_wins_the_role_forces(corpus: Path) -> None:
+    game, reasoner = loaded(corpus / "games" / "breakthrough.kif")
+    tree = Tree(reasoner.kernel, goal_values(reasoner), 4096, 65_536, 3, watch=watch(reasoner.kernel))
+    best = {r: 100 for r in game.roles}
+    rng = random.Random(4)
+    compared = proofs = 0
+    while compared < 40:
+        # Late states of random matches, where forcing lines are short.
+        state = game.initial_state()
+        line = [state]
+        while not state.is_terminal():
+            state = state.next({r: rng.choice(list(state.legal_moves(r))) for r in game.roles})
+            line.append(state)
+        for state in line[-9:-3]:
+            mover = chooser(state)
+            assert mover is not None
+            proven = probed(tree, reasoner, state, game.roles.index(mover), 5, 2)
+            assert proven == wins_by_threats(state, mover, 5, 2, best), state
+            proofs += proven
+            compared += 1
+    assert proofs >= 5, proofs
 
 
 def test_the_player_plays_a_win_its_probe_proves_where_the_solver_alone_proves_none() -> None:

@@ -51,6 +51,7 @@ from gdl.players.uct.layout import (
     SIMULTANEOUS,
     SOLVED,
     TERMINAL_NODE,
+    THREATS,
     WIN,
 )
 from gdl.players.uct.playout_kernel import leaf_estimate, mast_update, playout, predict
@@ -444,6 +445,7 @@ def search(
     alpha = options[MINIMAX] if heuristic[0].shape[0] > 1 else 0.0
     plies = int(options[PROBE])
     probe_visit = int(options[PROBE_VISIT])
+    threats = int(options[THREATS])
     if weight > 0:
         for role in range(roles):
             heuristic[5][role] = predict(saved, heuristic, role)
@@ -472,7 +474,7 @@ def search(
                 # state it leads to proven (the solver then proves this node, when the win is a goal of
                 # 100): the player's choice at the root reads its children.
                 winning = forced_win(
-                    data, goal_values, scratch, decisive, probe, chooser, chance, plies, previous
+                    data, goal_values, scratch, decisive, probe, chooser, chance, plies, threats, previous
                 )
             path[depth, 0] = node
             for role in range(roles):

@@ -30,10 +30,11 @@ WIN = 1.0
 #: move's legality reads); the weight of the implicit minimax value of a move's child in its mean (0:
 #: none); within how many plies a node's role to move is searched for a forced win (0: never), and at
 #: which visit of the node (:mod:`gdl.players.uct.probe_kernel`); how often a playout step where one role
-#: chooses plays its best capture by the material heuristic (0: never).
+#: chooses plays its best capture by the material heuristic (0: never); how many answers that do not
+#: lose at once a probe follows a move against (0: all, a full-width probe).
 (CHANCE, GREED, DECISIVE, TRIES, ANTI, CUTOFF, RAVE, BIAS, PRIOR, SAVERS, MINIMAX, PROBE,
- PROBE_VISIT, CAPTURE) = range(14)
+ PROBE_VISIT, CAPTURE, THREATS) = range(15)
 #: The most plies of a probe (the rows of its room).
-MOST_PROBE_PLIES = 7
+MOST_PROBE_PLIES = 9
 #: The value of a node that has no heuristic estimate (its children's, once they have one, is backed up).
 NO_ESTIMATE = -1.0

@@ -134,9 +134,11 @@ class UctPlayer(Player):
     (float, 0 to 1) the weight of implicit minimax in a move's mean: each new node starts with the
     material heuristic's estimate of its state, each node takes the estimate of its child best for its
     role, and the selection blends a move's mean with its child's estimate by that weight (0: none;
-    fitted as for ``prior``); ``probe`` (int, 0 to 7) within how many plies a node's role to move is
+    fitted as for ``prior``); ``probe`` (int, 0 to 9) within how many plies a node's role to move is
     searched for a win it can force, at the node's ``probe_visit``-th visit, where one role alone
-    chooses (:mod:`gdl.players.uct.probe_kernel`; 0: never); ``capture`` (float, 0 to 1) how often a
+    chooses (:mod:`gdl.players.uct.probe_kernel`; 0: never); ``threats`` (int) how many answers that
+    leave it no win at once a probe follows a move against: only forcing moves are followed, which
+    reaches deeper (0: all answers, a full-width probe); ``capture`` (float, 0 to 1) how often a
     playout step where one role alone chooses plays its best capture: the move that takes a piece the
     material heuristic counts against it and values most (default 1, every time: 12 of 12 breakthrough
     matches against 0 at equal time; fitted as for ``prior``, and inert in a game whose heuristic finds
@@ -166,6 +168,7 @@ class UctPlayer(Player):
         minimax: float = 0.0,
         probe: int = 0,
         probe_visit: int = 1,
+        threats: int = 0,
         capture: float = 1.0,
     ) -> None:
         at_least("uct", "c", c, 0)
@@ -174,6 +177,8 @@ class UctPlayer(Player):
             raise ValueError(f"uct probe must be at most {MOST_PROBE_PLIES}, got {probe}")
         at_least("uct", "probe_visit", probe_visit, 1)
         self.probe, self.probe_visit = probe, probe_visit
+        at_least("uct", "threats", threats, 0)
+        self.threats = threats
         at_least("uct", "tries", tries, 1)
         self.tries = tries
         at_least("uct", "anti", anti, 0)
@@ -524,6 +529,7 @@ class UctPlayer(Player):
                 root, wanted, self._chance, self.c, self.greed, self.decisive, self.tries, self.anti,
                 self.cutoff if tree.heuristic.correlation >= LEAST_CORRELATION else 0, self.rave, self.bias,
                 self.prior, self.savers, self.minimax, self.probe, self.probe_visit, self.capture,
+                self.threats,
             )
             done += ran
             took = time.monotonic() - now

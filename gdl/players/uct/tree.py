@@ -26,7 +26,6 @@ from gdl.engines.native_layout import BASES, LEGAL_LITS, LEGAL_STARTS, ROLES, SI
 from gdl.ground.grounding import term_of
 from gdl.players.uct.decisive import Watch, no_watch
 from gdl.players.uct.layout import (
-    CAPTURE,
     EDGES_USED,
     EXPANDED,
     FULL,
@@ -37,6 +36,7 @@ from gdl.players.uct.layout import (
     SIMULTANEOUS,
     SOLVED,
     TERMINAL_NODE,
+    THREATS,
 )
 
 #: Bytes a node and an edge take in the arrays (besides the packed state and per-role entries).
@@ -181,9 +181,9 @@ class Tree:
             np.zeros((MOST_PROBE_PLIES, bases), dtype=np.int32),
             np.zeros((MOST_PROBE_PLIES, roles), dtype=np.int32),
             np.zeros((MOST_PROBE_PLIES, outputs), dtype=np.int32),
-            np.zeros((MOST_PROBE_PLIES, 4), dtype=np.int64),
+            np.zeros((MOST_PROBE_PLIES, 5), dtype=np.int64),
         )
-        self.options = np.zeros(CAPTURE + 1, dtype=np.float64)
+        self.options = np.zeros(THREATS + 1, dtype=np.float64)
         #: The material heuristic that scores playouts cut off (none: never cut off).
         self.heuristic = no_heuristic(roles)
         self.table, self.states, self.flags, self.visits, self.values = self.arrays[:5]
@@ -251,6 +251,7 @@ class Tree:
         probe: int = 0,
         probe_visit: int = 1,
         capture: float = 0.0,
+        threats: int = 0,
     ) -> int:
         """Up to ``iterations`` iterations from ``root`` (fewer once it is proven); how many ran.
         ``chance``: the role of nature (-1: none); ``exploration``: UCB1's constant; ``greed``: how
@@ -270,14 +271,16 @@ class Tree:
         :data:`gdl.players.uct.layout.MOST_PROBE_PLIES`) a node's role to move is searched for a forced
         win, at the node's ``probe_visit``-th visit (0: never; :mod:`gdl.players.uct.probe_kernel`);
         ``capture``: how often a playout step where one role alone chooses plays its best capture by
-        :attr:`heuristic` (:func:`gdl.players.uct.playout_kernel.play_capture`; 0: never)."""
+        :attr:`heuristic` (:func:`gdl.players.uct.playout_kernel.play_capture`; 0: never); ``threats``:
+        how many answers that leave the prober no win at once a probe follows a move against (0: every
+        answer, a full-width probe; more, only forcing moves are followed)."""
         if rave > 0 and len(self.amaf[0]) < len(self.moves):
             raise ValueError("uct: a tree without move averages cannot search with rave")
         if not 0 <= probe <= MOST_PROBE_PLIES:
             raise ValueError(f"uct: a probe of {probe} plies (at most {MOST_PROBE_PLIES})")
         self._set_options(
             chance, greed, decisive, tries, anti, cutoff, rave, bias, prior, savers, minimax, probe,
-            probe_visit, capture,
+            probe_visit, capture, threats,
         )
         return int(
             _kernels().search(
@@ -326,10 +329,11 @@ class Tree:
         probe: float = 0,
         probe_visit: float = 1,
         capture: float = 0.0,
+        threats: float = 0,
     ) -> None:
         self.options[:] = (
             chance, greed, decisive, tries, anti, cutoff, rave, bias, prior, savers, minimax, probe,
-            probe_visit, capture,
+            probe_visit, capture, threats,
         )
 
     def fade(self, factor: float) -> None:
