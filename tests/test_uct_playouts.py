@@ -17,7 +17,7 @@ from gdl.ground.grounding import term_of
 from gdl.players import make_player
 from gdl.players.uct import UctPlayer, warm_up
 from gdl.players.uct.decisive import WATCH_BASE, watch
-from gdl.players.uct.player import GREEDY_MOST_MOVES, GREEDY_REDRAWS
+from gdl.players.uct.player import GREEDY_MOST_MOVES, GREEDY_REDRAWS, THREAT_PROBES
 from gdl.players.uct.tree import Tree, goal_values
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
@@ -234,6 +234,8 @@ def test_uct_plays_greedy_playouts_where_the_role_to_move_has_few_moves() -> Non
     player.start(tictactoe, "xplayer", 60.0, 1.0)  # as for breakthrough below
     assert (player.decisive, player.anti) == (1, GREEDY_REDRAWS)
     assert player.info()["greedy"] is True and 1 < player.info()["moves"] <= GREEDY_MOST_MOVES
+    # Greedy playouts see the tactics the tree's probes of threats would: no probes.
+    assert player.probe == 0 and player.info()["threats"] is False
     # Asked for, a policy is played as it is, and nothing is watched that it does not use.
     for spec, policy in [("uct:decisive=0", (0, 0)), ("uct:anti=4", (0, 4)), ("uct:decisive=1", (1, 0))]:
         chosen = make_player(f"{spec},iterations=100,ponder=0")
@@ -253,7 +255,16 @@ def test_uct_plays_uniform_playouts_where_moves_are_many_or_simultaneous() -> No
     player.start(breakthrough, breakthrough.roles[0], 60.0, 1.0)
     assert (player.decisive, player.anti) == (0, 0)
     assert player.info()["greedy"] is False and player.info()["moves"] > GREEDY_MOST_MOVES
-    assert player._whole is not None and player._whole.tree.watch.empty  # not read for it
+    # The tactics uniform playouts miss, the tree's probes of threats look for: the watch is read for them.
+    assert (player.probe, player.threats, player.probe_visit) == THREAT_PROBES
+    assert player.info()["threats"] is True
+    assert player._whole is not None and not player._whole.tree.watch.empty
+    # Asked for, probes are searched as they are, and nothing is watched that nothing uses.
+    plain = UctPlayer(seed=1, iterations=100, ponder=0, capture=0, probe=0)
+    plain.start(breakthrough, breakthrough.roles[0], 60.0, 1.0)
+    assert (plain.probe, plain.threats) == (0, 0) and "threats" not in plain.info()
+    assert plain._whole is not None and plain._whole.tree.watch.empty
     rps = gdl.load(GAMES / "rps.kif")
     player.start(rps, rps.roles[0], 5.0, 1.0)
     assert (player.decisive, player.anti) == (0, 0) and not player.info().get("greedy")
+    assert player.probe == 0 and not player.info().get("threats")

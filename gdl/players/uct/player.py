@@ -82,6 +82,9 @@ KEEP_AT = 0.5
 GREEDY_MOST_MOVES, GREEDY_REDRAWS, PROBE_ITERATIONS = 10.0, 30, 2000
 #: The probe's batches of iterations, and the share of the start clock it may take at most.
 PROBE_BATCH, PROBE_SHARE = 50, 0.1
+#: Probes of threats (plies, answers, visit) where the playouts are uniform for want of few moves: the
+#: tactics greedy playouts would see, the tree's probes see there (see the class doc).
+THREAT_PROBES = (9, 2, 8)
 #: The least time the puzzle solver keeps free before each deadline (its own default).
 PUZZLE_MARGIN = 0.5
 #: Seconds a pondering search gives one tree before the next, where it ponders several (factors).
@@ -118,7 +121,10 @@ class UctPlayer(Player):
     (``decisive=1,anti=30``) in a game of two roles that take turns, with a network to watch, whose
     role to move has at most :data:`GREEDY_MOST_MOVES` moves on average in a short search of the
     initial state, and uniform otherwise (greedy playouts won 72 % of 16 connectfour matches against
-    uniform ones and 25 % of 16 breakthrough ones); ``cutoff`` (int) after how
+    uniform ones and 25 % of 16 breakthrough ones); where none of ``probe``, ``threats`` and
+    ``probe_visit`` is given, the tree's probes of threats (:data:`THREAT_PROBES`) are on in a game of
+    two roles that take turns, with a network to watch, whose role to move has more moves than that,
+    and off otherwise (breakthrough against Sancho: see docs/players.md); ``cutoff`` (int) after how
     many moves a playout stops and is scored by a material heuristic fitted in the start clock
     (:mod:`gdl.players.uct.heuristic`; 0: never, and never where piece counts do not foretell the
     goals); ``keep`` (int, 0 or 1) whether a tree past half its room keeps the subtree of the state
@@ -166,19 +172,21 @@ class UctPlayer(Player):
         prior: int = 0,
         savers: int = 0,
         minimax: float = 0.0,
-        probe: int = 0,
-        probe_visit: int = 1,
-        threats: int = 0,
+        probe: int | None = None,
+        probe_visit: int | None = None,
+        threats: int | None = None,
         capture: float = 1.0,
     ) -> None:
         at_least("uct", "c", c, 0)
         at_least("uct", "probe", probe, 0)
-        if probe > MOST_PROBE_PLIES:
+        if probe is not None and probe > MOST_PROBE_PLIES:
             raise ValueError(f"uct probe must be at most {MOST_PROBE_PLIES}, got {probe}")
         at_least("uct", "probe_visit", probe_visit, 1)
-        self.probe, self.probe_visit = probe, probe_visit
         at_least("uct", "threats", threats, 0)
-        self.threats = threats
+        #: The probes asked for (None: chosen per game, see the class doc), and the ones searched with.
+        asked = (probe, threats, probe_visit)
+        self._probes = None if asked == (None, None, None) else (probe or 0, threats or 0, probe_visit or 1)
+        self.probe, self.threats, self.probe_visit = self._probes or (0, 0, 1)
         at_least("uct", "tries", tries, 1)
         self.tries = tries
         at_least("uct", "anti", anti, 0)
@@ -239,9 +247,12 @@ class UctPlayer(Player):
             if self._whole is None:
                 self._fallback = MctsPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
             else:
-                self.decisive, self.anti = self._policy or self._playout_policy(
-                    (self._factors or [self._whole])[0], begun + PROBE_SHARE * start_clock
-                )
+                moves = None
+                if self._policy is None or self._probes is None:
+                    first = (self._factors or [self._whole])[0]
+                    moves = self._branching(first, begun + PROBE_SHARE * start_clock)
+                self.decisive, self.anti = self._policy or self._playout_policy(moves)
+                self.probe, self.threats, self.probe_visit = self._probes or self._threat_probes(moves)
         if self._fallback is not None:
             self._fallback.start(game, role, max(0.0, start_clock - (time.monotonic() - begun)), play_clock)
             self._info = self._fallback.info()
@@ -262,31 +273,51 @@ class UctPlayer(Player):
         if self.ponder:
             self._start_pondering(self._ponder_roots(initial, None))
 
-    def _playout_policy(self, search: _Search, stop_at: float) -> tuple[int, int]:
-        """``decisive`` and ``anti`` for a game where neither is given: greedy where its role to move
-        has few moves, as a short search of the initial state in ``search`` (until ``stop_at`` at most)
-        finds them (see the class doc)."""
+    def _branching(self, search: _Search, stop_at: float) -> float | None:
+        """The mean number of moves of the role to move in a game of two roles that take turns (no
+        nature), as a short search of the initial state in ``search`` (until ``stop_at`` at most) finds
+        them; None in other games."""
         compiled = self._compiled
         assert compiled is not None
         if len(self.game.players) != 2 or self._chance >= 0:
-            return 0, 0
+            return None
         tree = search.tree
         root = tree.root(self._state_of(search, compiled.initial()))
         if root < 0:
-            return 0, 0
+            return None
         done = 0
         while done < PROBE_ITERATIONS and time.monotonic() < stop_at and not tree.solved(root):
             done += tree.search(root, PROBE_BATCH)
         moves = tree.branching()
-        few = moves is not None and moves <= GREEDY_MOST_MOVES
-        greedy = False
-        if few:  # the networks are read for what to watch only where it may be used
-            assert self._whole is not None
-            for each in (*self._factors, self._whole):
-                each.tree.watch_for(watch(each.kernel))
-            greedy = not tree.watch.empty
-        self._info = {"moves": round(moves or 0, 1), "greedy": greedy}
+        self._info = {**self._info, "moves": round(moves or 0, 1)}
+        return moves
+
+    def _watched(self) -> bool:
+        """Whether the game's networks have literals to watch for decisive moves (read now, for a
+        policy that uses them)."""
+        assert self._whole is not None
+        for each in (*self._factors, self._whole):
+            each.tree.watch_for(watch(each.kernel))
+        return not self._whole.tree.watch.empty
+
+    def _playout_policy(self, moves: float | None) -> tuple[int, int]:
+        """``decisive`` and ``anti`` for a game where neither is given: greedy where its role to move
+        has ``moves`` moves on average, few of them (see the class doc)."""
+        if moves is None:
+            return 0, 0
+        greedy = moves <= GREEDY_MOST_MOVES and self._watched()
+        self._info = {**self._info, "greedy": greedy}
         return (1, GREEDY_REDRAWS) if greedy else (0, 0)
+
+    def _threat_probes(self, moves: float | None) -> tuple[int, int, int]:
+        """``probe``, ``threats`` and ``probe_visit`` for a game where none is given: probes of threats
+        where its role to move has ``moves`` moves on average, too many for greedy playouts (see the
+        class doc)."""
+        if moves is None:
+            return 0, 0, 1
+        probing = moves > GREEDY_MOST_MOVES and self._watched()
+        self._info = {**self._info, "threats": probing}
+        return THREAT_PROBES if probing else (0, 0, 1)
 
     @property
     def _weak_heuristic(self) -> bool:
@@ -389,7 +420,7 @@ class UctPlayer(Player):
         assert self._compiled is not None
         try:
             # (Captures watch their targets once the heuristic finds them.)
-            watched = self.probe > 0 or any(self._policy or ())
+            watched = (self._probes or (0,))[0] > 0 or any(self._policy or ())
             tree = Tree(
                 kernel, goal_values(self._compiled), int(nodes), int(edges), self.rng.randrange(1 << 62),
                 watch=watch(kernel) if watched else None,
