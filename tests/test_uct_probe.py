@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -21,23 +22,30 @@ from gdl.players.uct.tree import Tree, goal_values
 GAMES = Path(__file__).parent.parent / "games"
 
 
+def sole_choice(state: State) -> tuple[str, Iterator[State]] | None:
+    """The one role with a choice in ``state`` and the states its moves lead to (the others' one move
+    played), or None where not exactly one role chooses or a role has no move."""
+    legal = {r: list(state.legal_moves(r)) for r in state.game.roles}
+    choosing = [r for r, moves in legal.items() if len(moves) > 1]
+    if len(choosing) != 1 or any(not moves for moves in legal.values()):
+        return None
+    mover = choosing[0]
+    return mover, (state.next({r: (move if r == mover else moves[0]) for r, moves in legal.items()})
+                   for move in legal[mover])
+
+
 def wins_within(state: State, role: str, plies: int, best: dict[str, int]) -> bool:
     """Whether ``role`` reaches a terminal state with its best goal within ``plies`` plies from the
     non-terminal ``state``, against every move of the others, where one role alone chooses at each
     ply: the probe's question, answered by brute force over the game's states."""
-    if plies == 0:
+    choice = sole_choice(state) if plies > 0 else None
+    if choice is None:
         return False
-    legal = {r: list(state.legal_moves(r)) for r in state.game.roles}
-    choosing = [r for r, moves in legal.items() if len(moves) > 1]
-    if len(choosing) != 1 or any(not moves for moves in legal.values()):
-        return False
-    mover = choosing[0]
+    mover, children = choice
     ours = mover == role
     if not ours and plies < 2:
         return False
-    for move in legal[mover]:
-        joint = {r: (move if r == mover else moves[0]) for r, moves in legal.items()}
-        after = state.next(joint)
+    for after in children:
         if after.is_terminal():
             won = after.goals()[role] >= best[role]
         else:
@@ -52,15 +60,10 @@ def wins_by_threats(state: State, role: str, plies: int, threats: int, best: dic
     :func:`wins_within`, but at a ply of another role the answers after which ``role`` has no win at
     once are the only ones searched on, and where more than ``threats`` of them are left (more than none
     two plies from the end) ``role``'s move is not followed."""
-    if plies == 0:
+    choice = sole_choice(state) if plies > 0 else None
+    if choice is None:
         return False
-    legal = {r: list(state.legal_moves(r)) for r in state.game.roles}
-    choosing = [r for r, moves in legal.items() if len(moves) > 1]
-    if len(choosing) != 1 or any(not moves for moves in legal.values()):
-        return False
-    mover = choosing[0]
-    after = [state.next({r: (move if r == mover else moves[0]) for r, moves in legal.items()})
-             for move in legal[mover]]
+    mover, after = choice
     if mover == role:
         return any(
             child.goals()[role] >= best[role] if child.is_terminal()
