@@ -27,8 +27,7 @@ from gdl.players.puzzles.player import PuzzlePlayer
 from gdl.players.uct import UctPlayer, warm_up
 from gdl.players.uct import player as uct_module
 from gdl.players.uct.layout import JOINT
-from gdl.players.uct.player import choose, goal_values
-from gdl.players.uct.tree import Edge, Tree
+from gdl.players.uct.tree import Edge, Tree, choose, goal_values
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 
@@ -248,7 +247,7 @@ def test_a_kept_subtree_keeps_its_move_averages_and_grave_plays_the_win(tictacto
     assert subtree(tree, tree.keep(node)) == before
     with pytest.raises(ValueError, match="without move averages"):
         tree_of(tictactoe)[0].search(0, 1, rave=20)
-    player = started("uct:rave=20,seed=3", tictactoe, "xplayer", clock=1)
+    player = started("uct:rave=20,seed=3,solve=0", tictactoe, "xplayer", clock=1)
     won = player.play(board(tictactoe, ["xx.", "oo.", "..."], "xplayer"), time.monotonic() + NEVER)
     assert str(won) == "(mark 1 3)"
 
@@ -258,7 +257,7 @@ def test_a_kept_subtree_keeps_its_move_averages_and_grave_plays_the_win(tictacto
 
 def test_uct_plays_a_proven_win_at_once(tictactoe: Game) -> None:
     state = board(tictactoe, ["xx.", "oo.", "..."], "xplayer")
-    player = started("uct:seed=1", tictactoe, "xplayer", clock=0.5)
+    player = started("uct:seed=1,solve=0", tictactoe, "xplayer", clock=0.5)
     begun = time.monotonic()
     assert str(player.play(state, begun + 60)) == "(mark 1 3)"
     assert time.monotonic() - begun < 30, "a proven win ends the search long before the deadline"
@@ -277,7 +276,7 @@ def first_move_and_reply(spec: str, tictactoe: Game) -> tuple[UctPlayer, Tree, S
 
 
 def test_uct_reuses_its_tree_for_the_state_reached(tictactoe: Game) -> None:
-    player, tree, reached = first_move_and_reply("uct:iterations=2000,seed=2", tictactoe)
+    player, tree, reached = first_move_and_reply("uct:iterations=2000,seed=2,solve=0", tictactoe)
     used = int(tree.meta[0])
     node = root_of(tree, player._compiled, reached)  # type: ignore[arg-type]
     assert node < used and tree.visits[node] > 0  # found, with the statistics of the earlier search
@@ -291,7 +290,7 @@ def test_uct_decoupled_selection_finds_dominant_simultaneous_moves() -> None:
 
 
 def test_uct_answers_before_its_deadline(tictactoe: Game) -> None:
-    player = started("uct:margin=0.05", tictactoe, "oplayer", clock=0.01)
+    player = started("uct:margin=0.05,solve=0", tictactoe, "oplayer", clock=0.01)
     state = tictactoe.initial_state().next({"xplayer": "(mark 1 1)", "oplayer": "noop"})
     begun = time.monotonic()
     player.play(state, begun + 0.3)
@@ -357,7 +356,7 @@ def test_uct_plays_a_puzzle_by_its_proven_plan_and_searches_a_puzzle_it_cannot_s
 
 
 def test_uct_ponders_between_moves_and_stops_at_the_next_call(tictactoe: Game) -> None:
-    player = UctPlayer(seed=4)
+    player = UctPlayer(seed=4, solve=0)
     player.start(tictactoe, "xplayer", 0.01, 5.0)  # too short a start clock to search much
     state = tictactoe.initial_state()
     player.play(state, time.monotonic() + 0.3)
@@ -376,7 +375,7 @@ def test_uct_ponders_between_moves_and_stops_at_the_next_call(tictactoe: Game) -
 #: freed) change its size between the reading of the limit and the budget's own reading.
 _BUDGET_UNDER_A_LIMIT = """
 import resource
-from gdl.players.uct.player import tree_budget
+from gdl.players.uct.tree import tree_budget
 soft, hard = resource.getrlimit(resource.RLIMIT_AS)
 assert tree_budget(100 << 20) == 100 << 20 or soft != resource.RLIM_INFINITY
 with open("/proc/self/statm") as statm:
@@ -544,7 +543,7 @@ def test_keeping_a_node_where_both_roles_choose_keeps_the_children_its_joint_mov
 def test_uct_keeps_the_subtree_of_the_state_reached_when_its_tree_is_past_its_share(
     tictactoe: Game, monkeypatch: pytest.MonkeyPatch, keep: int
 ) -> None:
-    spec = f"uct:iterations=3000,seed=2,ponder=0,keep={keep}"
+    spec = f"uct:iterations=3000,seed=2,ponder=0,keep={keep},solve=0"
     player, tree, reached = first_move_and_reply(spec, tictactoe)
     monkeypatch.setattr(uct_module, "KEEP_AT", 0.9 * tree.used)  # the tree is now past its share
     player.play(reached, time.monotonic() + NEVER)

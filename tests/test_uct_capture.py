@@ -188,6 +188,7 @@ def test_a_role_without_targets_captures_nothing() -> None:
 
 def test_uct_with_captures_plays_legal_moves_and_reports_its_heuristic() -> None:
     game = gdl.parse(TAKE)
-    player = UctPlayer(capture=0.5, seed=3, iterations=3000, ponder=0)  # bounded by work, not the clock
+    # Bounded by work, not the clock; searched, not solved.
+    player = UctPlayer(capture=0.5, seed=3, iterations=3000, ponder=0, solve=0)
     state = a_plays_out(player, game, lambda now: "wait" if now.is_legal("b", "wait") else "noop")
     assert state.goals()["a"] == 100, "a takes a piece each turn and b waits"

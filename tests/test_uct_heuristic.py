@@ -106,7 +106,7 @@ def test_playouts_cut_off_are_scored_by_the_heuristic() -> None:
 
 def test_uct_with_cutoffs_plays_legal_moves_in_time() -> None:
     game = paint(BY_SCORE)
-    player = UctPlayer(cutoff=3, seed=2)
+    player = UctPlayer(cutoff=3, seed=2, solve=0)
     player.start(game, "a", 2.0, 1.0)
     assert player.info().get("heuristic", 0) >= 0.3
     state = game.initial_state()
@@ -179,7 +179,7 @@ def a_plays_out(player: UctPlayer, game: Game, answer: Callable[[State], MoveLik
 
 def test_uct_with_priors_keeps_a_weaker_heuristic_and_plays_legal_moves() -> None:
     game = gdl.parse(TURNS.replace("{goals}", BY_SCORE) + SUCC)
-    player = UctPlayer(prior=6, seed=2, iterations=3000, ponder=0)  # bounded by work, not the clock
+    player = UctPlayer(prior=6, seed=2, iterations=3000, ponder=0, solve=0)  # bounded by work, not the clock
     state = a_plays_out(player, game, lambda _: "noop")
     assert state.goals()["a"] == 100, "painting red at every step wins"
 

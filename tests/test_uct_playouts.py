@@ -230,7 +230,7 @@ def test_uct_with_playout_policies_plays_legal_moves_before_its_deadlines(name: 
 def test_uct_plays_greedy_playouts_where_the_role_to_move_has_few_moves() -> None:
     warm_up()
     tictactoe = gdl.load(GAMES / "tictactoe.kif")
-    player = UctPlayer(seed=1, iterations=100, ponder=0)
+    player = UctPlayer(seed=1, iterations=100, ponder=0, solve=0)
     player.start(tictactoe, "xplayer", 60.0, 1.0)  # as for breakthrough below
     assert (player.decisive, player.anti) == (1, GREEDY_REDRAWS)
     assert player.info()["greedy"] is True and 1 < player.info()["moves"] <= GREEDY_MOST_MOVES
@@ -238,7 +238,7 @@ def test_uct_plays_greedy_playouts_where_the_role_to_move_has_few_moves() -> Non
     assert player.probe == 0 and player.info()["threats"] is False
     # Asked for, a policy is played as it is, and nothing is watched that it does not use.
     for spec, policy in [("uct:decisive=0", (0, 0)), ("uct:anti=4", (0, 4)), ("uct:decisive=1", (1, 0))]:
-        chosen = make_player(f"{spec},iterations=100,ponder=0")
+        chosen = make_player(f"{spec},iterations=100,ponder=0,solve=0")
         assert isinstance(chosen, UctPlayer)
         chosen.start(tictactoe, "xplayer", 5.0, 1.0)
         assert (chosen.decisive, chosen.anti) == policy

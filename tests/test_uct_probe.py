@@ -214,7 +214,7 @@ def test_the_player_plays_a_win_its_probe_proves_where_the_solver_alone_proves_n
     proven = {"probe=3": 0, "probe=0": 0}
     for state, mover in forks:
         for probe in proven:
-            player = make_player(f"uct:iterations=40,ponder=0,seed=5,{probe}")
+            player = make_player(f"uct:iterations=40,ponder=0,seed=5,solve=0,{probe}")
             player.start(game, mover, 10, 10)
             move = player.play(state, time.monotonic() + 10)
             if player.info().get("proven"):

@@ -21,8 +21,7 @@ from gdl.game import Game
 from gdl.players import make_player
 from gdl.players.uct import UctPlayer, warm_up
 from gdl.players.uct.layout import JOINT, JOINT_LIMIT
-from gdl.players.uct.player import goal_values
-from gdl.players.uct.tree import Tree
+from gdl.players.uct.tree import Tree, goal_values
 
 
 def matrix_game(payoffs: dict[tuple[str, str], int], rounds: int = 1) -> str:

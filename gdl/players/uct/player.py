@@ -10,9 +10,12 @@ has few moves: decisive and anti-decisive moves) and backs the goals up. MCTS-So
 proves nodes where one role chooses (a child proven a win for it, or every child proven: the best), and
 a proven child is chosen at its value without exploration. The tree is kept from move to move (the
 state reached is looked up in the table); past half its room, only the subtree of the state reached is
-kept. The start clock searches the initial state. A proven win is played at once. A game of independent
-sub-games (:mod:`gdl.ground.factors`: two boards played at once) has a tree per sub-game, played alone,
-and a move is chosen in the tree of the sub-game its moves are in.
+kept. The start clock searches the initial state. A proven win is played at once; among moves proven
+equally good, the one that leaves the next mover the most answers that would give more (traps). A game of
+independent sub-games (:mod:`gdl.players.uct.searches`) has a tree per sub-game, played alone, and a
+move is chosen in the tree of the sub-game its moves are in. A turn-taking game small enough is solved
+in the start clock instead and played from its exact values, with the same traps
+(:mod:`gdl.players.solved`).
 
 Time: each search runs in batches of iterations, sized to a few hundredths of a second, until the
 deadline less ``margin`` and the longest batch so far. The kernels are compiled once per installation
@@ -31,24 +34,19 @@ from __future__ import annotations
 
 import logging
 import random
-import resource
 import threading
 import time
-from dataclasses import dataclass
 
 from gdl.engines import AUTO_MAX_SECONDS, build_compiled
 from gdl.engines.compiled import CompiledReasoner
-from gdl.engines.folding import FoldedKernels
-from gdl.engines.native import Kernel
 from gdl.errors import GameTooLargeError
 from gdl.game import Game, State
-from gdl.ground.factors import Factoring, factor, restrict
-from gdl.ground.grounding import term_of
-from gdl.ground.propnet import PropNet
+from gdl.ground.factors import Factoring
 from gdl.players.base import Player, at_least
 from gdl.players.equilibrium import EquilibriumPlayer
 from gdl.players.mcts import MctsPlayer
 from gdl.players.puzzles.player import PuzzlePlayer
+from gdl.players.solved import SolvedGame, solve_small
 from gdl.players.uct.decisive import watch
 from gdl.players.uct.heuristic import (
     LEAST_CORRELATION,
@@ -58,7 +56,8 @@ from gdl.players.uct.heuristic import (
     takeable,
 )
 from gdl.players.uct.layout import MOST_PROBE_PLIES
-from gdl.players.uct.tree import AVERAGE_BYTES, EDGE_BYTES, NODE_BYTES, Edge, Tree, goal_values
+from gdl.players.uct.searches import Search, make_searches
+from gdl.players.uct.tree import Tree, choose, tree_budget
 from gdl.players.uct.warm import warm_up
 from gdl.syntax.model import Term
 from gdl.views import View, plays_with_views
@@ -85,23 +84,12 @@ PROBE_BATCH, PROBE_SHARE = 50, 0.1
 #: Probes of threats (plies, answers, visit) where the playouts are uniform for want of few moves: the
 #: tactics greedy playouts would see, the tree's probes see there (see the class doc).
 THREAT_PROBES = (9, 2, 8)
+#: The share of the start clock the solving of a small game may take (:mod:`gdl.players.solved`).
+SOLVE_SHARE = 0.25
 #: The least time the puzzle solver keeps free before each deadline (its own default).
 PUZZLE_MARGIN = 0.5
 #: Seconds a pondering search gives one tree before the next, where it ponders several (factors).
 PONDER_SLICE = 0.1
-
-
-@dataclass
-class _Search:
-    """A search tree over a kernel: of the whole game, or of one factor of it played alone."""
-
-    tree: Tree
-    kernels: FoldedKernels
-    kernel: Kernel
-    #: The (role, move) of each legal output of the tree's network.
-    terms: list[tuple[int, Term]]
-    #: The factor's index (None: the whole game).
-    factor: int | None = None
 
 
 class UctPlayer(Player):
@@ -148,7 +136,8 @@ class UctPlayer(Player):
     playout step where one role alone chooses plays its best capture: the move that takes a piece the
     material heuristic counts against it and values most (default 1, every time: 12 of 12 breakthrough
     matches against 0 at equal time; fitted as for ``prior``, and inert in a game whose heuristic finds
-    no piece a move takes; 0: never).
+    no piece a move takes; 0: never); ``solve`` (int, 0 or 1) whether a turn-taking game small enough
+    is solved in the start clock and played from its exact values (:mod:`gdl.players.solved`).
     """
 
     name = "uct"
@@ -176,6 +165,7 @@ class UctPlayer(Player):
         probe_visit: int | None = None,
         threats: int | None = None,
         capture: float = 1.0,
+        solve: int = 1,
     ) -> None:
         at_least("uct", "c", c, 0)
         at_least("uct", "probe", probe, 0)
@@ -212,6 +202,7 @@ class UctPlayer(Player):
         at_least("uct", "iterations", iterations, 1)
         self.c = c
         self.memory = memory
+        self.solve = int(bool(solve))
         self.margin = margin
         self.iterations = iterations
         self.ponder = bool(ponder) and iterations is None
@@ -219,14 +210,16 @@ class UctPlayer(Player):
         self._pondering: threading.Thread | None = None
         self._quiet = threading.Event()
         #: The search of the whole game, and of each of its factors played alone (none where it has one).
-        self._whole: _Search | None = None
-        self._factors: list[_Search] = []
+        self._whole: Search | None = None
+        self._factors: list[Search] = []
         self._factoring: Factoring | None = None
         #: The factor of each of this player's moves (None: of no factor).
         self._factor_of: dict[Term, int | None] = {}
         self._compiled: CompiledReasoner | None = None
         self._fallback: Player | None = None
         self._spare_player: MctsPlayer | None = None
+        #: The table of exact values of a game small enough to solve at the start (None: searched).
+        self._solved: SolvedGame | None = None
 
     def start(self, game: Game, role: str, start_clock: float, play_clock: float) -> None:
         begun = time.monotonic()
@@ -238,6 +231,7 @@ class UctPlayer(Player):
         self._whole, self._factors, self._factoring = None, [], None
         self._fallback = None
         self._spare_player = None
+        self._solved = None
         if plays_with_views(game):
             self._fallback = EquilibriumPlayer(seed=self.rng.randrange(1 << 32))
         elif len(game.roles) == 1 and self._puzzle_taken(game, role, start_clock, play_clock):
@@ -246,6 +240,8 @@ class UctPlayer(Player):
             self._whole = self._make_searches(game, start_clock)
             if self._whole is None:
                 self._fallback = MctsPlayer(seed=self.rng.randrange(1 << 32), margin=self.margin)
+            elif self.solve and self._solved_at_start(game, begun + SOLVE_SHARE * start_clock):
+                return
             else:
                 moves = None
                 if self._policy is None or self._probes is None:
@@ -273,7 +269,16 @@ class UctPlayer(Player):
         if self.ponder:
             self._start_pondering(self._ponder_roots(initial, None))
 
-    def _branching(self, search: _Search, stop_at: float) -> float | None:
+    def _solved_at_start(self, game: Game, stop_at: float) -> bool:
+        """Whether ``game`` is small enough to be solved before ``stop_at`` (then played from its table)."""
+        assert self._compiled is not None
+        compiled = game if game.reasoner is self._compiled else Game(game.checked, self._compiled, game.name)
+        self._solved = solve_small(compiled, stop_at)
+        if self._solved is not None:
+            self._info = {"solved": len(self._solved.valued)}
+        return self._solved is not None
+
+    def _branching(self, search: Search, stop_at: float) -> float | None:
         """The mean number of moves of the role to move in a game of two roles that take turns (no
         nature), as a short search of the initial state in ``search`` (until ``stop_at`` at most) finds
         them; None in other games."""
@@ -356,10 +361,10 @@ class UctPlayer(Player):
         self._info = puzzle.info()
         return True
 
-    def _make_searches(self, game: Game, start_clock: float) -> _Search | None:
+    def _make_searches(self, game: Game, start_clock: float) -> Search | None:
         """The search of the whole game over its native kernel (and of each factor, in
-        :attr:`_factors`, where the game has several: :mod:`gdl.ground.factors`), or None when the
-        game has no network within the budgets (then the fallback plays)."""
+        :attr:`_factors`, where the game has several), or None when the game has no network within the
+        budgets or the kernel and the trees (then the fallback plays)."""
         compiled = game.reasoner
         if not isinstance(compiled, CompiledReasoner):
             try:
@@ -369,70 +374,17 @@ class UctPlayer(Player):
                 return None
         warm_up()
         self._compiled = compiled
-        net = compiled.net
-        factoring = factor(net) if len(net.roles) > 1 else None
-        if factoring is not None and not factoring.between_roles(net):
-            factoring = None
-        nets = [restrict(net, factoring, k) for k in range(len(factoring.factors))] if factoring else []
-        if any(each is None for each in nets):
-            factoring, nets = None, []
-        # One budget for every tree: room for the nodes and about eight edges a node (breakthrough's
-        # trees have seven).
-        budget = tree_budget(self.memory << 20) // (1 + len(nets))
-        whole = self._new_search(compiled.kernels, net, compiled.initial(), budget)
-        if whole is None:
+        # (Captures watch their targets once the heuristic finds them.)
+        watched = (self._probes or (0,))[0] > 0 or any(self._policy or ())
+        found = make_searches(
+            compiled, self._index, tree_budget(self.memory << 20), self.rave > 0, watched, self.rng
+        )
+        if found is None:
             return None
-        self._factoring = factoring
-        for index, each in enumerate(nets):
-            assert each is not None and factoring is not None
-            search = self._new_search(
-                FoldedKernels(each), each, factoring.project(compiled.initial(), index), budget, index
-            )
-            if search is None:
-                self._factoring, self._factors = None, []
-                break
-            self._factors.append(search)
-        self._factor_of = {}
-        if self._factoring is not None:
-            input_of = {entry: net.first_input + at for at, entry in enumerate(net.moves)}
-            self._factor_of = {
-                term_of(move): self._factoring.factor_of(input_of[(self._index, move)])
-                for move, _ in net.legal[self._index]
-            }
-        return whole
+        self._factors, self._factoring, self._factor_of = found.factors, found.factoring, found.factor_of
+        return found.whole
 
-    def _new_search(
-        self, kernels: FoldedKernels, net: PropNet, initial: int, budget: int, factor_index: int | None = None
-    ) -> _Search | None:
-        """A search over ``net`` (flattened in ``kernels``) in ``budget`` bytes, or None where its
-        network is too large for the native kernel, or the tree for the room."""
-        try:
-            kernel = kernels.of(initial)
-        except ValueError as problem:  # a network too large for the native kernel's array
-            logger.warning("uct: %s; playing as mcts", problem)
-            return None
-        roles = len(net.roles)
-        words = (len(net.fluents) + 63) // 64
-        node_bytes = NODE_BYTES + 8 * words + (8 + 8 + 4) * roles + 2 * 4
-        edge_bytes = EDGE_BYTES + (AVERAGE_BYTES if self.rave else 0)
-        nodes = max(1024, budget // (node_bytes + 8 * edge_bytes))
-        edges = max(1024, (budget - nodes * node_bytes) // edge_bytes)
-        assert self._compiled is not None
-        try:
-            # (Captures watch their targets once the heuristic finds them.)
-            watched = (self._probes or (0,))[0] > 0 or any(self._policy or ())
-            tree = Tree(
-                kernel, goal_values(self._compiled), int(nodes), int(edges), self.rng.randrange(1 << 62),
-                watch=watch(kernel) if watched else None,
-                averages=self.rave > 0,
-            )
-        except MemoryError:
-            logger.warning("uct: no room for a tree of %d MB; playing as mcts", budget >> 20)
-            return None
-        terms = [(role, term_of(move)) for role, entries in enumerate(net.legal) for move, _ in entries]
-        return _Search(tree, kernels, kernel, terms, factor_index)
-
-    def _search_of(self, state: State) -> _Search:
+    def _search_of(self, state: State) -> Search:
         """The search that chooses this player's move in ``state``: its factor's, where all its legal
         moves are of one factor, else the whole game's."""
         assert self._whole is not None
@@ -443,7 +395,7 @@ class UctPlayer(Player):
                 return self._factors[index]
         return self._whole
 
-    def _state_of(self, search: _Search, bits: int) -> int:
+    def _state_of(self, search: Search, bits: int) -> int:
         """The state of ``search``'s tree for the game's state ``bits``."""
         if search.factor is None:
             return bits
@@ -456,6 +408,10 @@ class UctPlayer(Player):
             move = self._fallback.play(state, deadline)
             self._info = self._fallback.info()
             return move
+        solved = self._solved.choose(state, self.role) if self._solved is not None else None
+        if solved is not None:
+            self._info = {"value": solved.value, "proven": True, "traps": round(solved.traps, 3)}
+            return solved.move
         search = self._search_of(state)
         root, done = self._think(search, state, deadline - self.margin)
         if root < 0:  # a state the tree cannot take: the plain search plays it
@@ -464,7 +420,11 @@ class UctPlayer(Player):
         edges = tree.edges(root, self._index) if tree.expanded(root) else []
         if not edges:
             return state.legal_moves(self.role)[0]
-        best = choose(edges, tree.value(root, self._index) if tree.solved(root) else None)
+        best = choose(
+            edges,
+            tree.value(root, self._index) if tree.solved(root) else None,
+            lambda edge, value: tree.traps(edge.child, self._index, value) if edge.child >= 0 else 0.0,
+        )
         self._info = {
             "iterations": done,
             "nodes": int(tree.meta[0]),
@@ -479,7 +439,7 @@ class UctPlayer(Player):
             self._start_pondering(self._ponder_roots(state, (search, chosen)))
         return search.terms[best.output][1]
 
-    def _ponder_roots(self, state: State, chosen: tuple[_Search, int] | None) -> list[tuple[_Search, int]]:
+    def _ponder_roots(self, state: State, chosen: tuple[Search, int] | None) -> list[tuple[Search, int]]:
         """The trees to ponder in after ``state`` and the states to ponder from: ``chosen``'s (the tree
         of this player's move, and the state its move leads to there), and each other factor's from
         ``state``, where the other roles may be choosing."""
@@ -498,7 +458,7 @@ class UctPlayer(Player):
             self._spare_player.start(self.game, self.role, 0.0, self.play_clock)
         return self._spare_player
 
-    def _start_pondering(self, roots: list[tuple[_Search, int]]) -> None:
+    def _start_pondering(self, roots: list[tuple[Search, int]]) -> None:
         """Search on from each of ``roots`` (a tree and a state in it; by turns of :data:`PONDER_SLICE`
         where there are several) in a thread (the kernels release the interpreter lock) until the next
         call, or a play clock from now at most: the time between this reply and the next message is the
@@ -525,7 +485,7 @@ class UctPlayer(Player):
             self._pondering.join()
             self._pondering = None
 
-    def _think(self, search: _Search, state: State, stop_at: float) -> tuple[int, int]:
+    def _think(self, search: Search, state: State, stop_at: float) -> tuple[int, int]:
         """Search from ``state`` in ``search`` until ``stop_at`` (or ``iterations``, or a proof); its
         node and the iterations run."""
         tree = search.tree
@@ -589,30 +549,3 @@ class UctPlayer(Player):
         if self._fallback is not None:
             self._fallback.stop_view(view)
         self._whole, self._factors = None, []
-
-
-def choose(edges: list[Edge], proven: float | None) -> Edge:
-    """The move to play among a root's ``edges`` (``proven``: the root's value, once proven): the one
-    that attains a proven value; else the most visited of those not proven worse than another move
-    (a proven child at least as good as every unproven one's mean is played)."""
-    if proven is not None:
-        return max(edges, key=lambda e: (e.proven is not None and e.proven >= proven, e.visits))
-    best_proven = max((e.proven for e in edges if e.proven is not None), default=-1.0)
-    open_edges = [e for e in edges if e.proven is None and e.visits > 0]
-    if best_proven >= max((e.mean for e in open_edges), default=-1.0):
-        return max(edges, key=lambda e: (e.proven == best_proven, e.visits))
-    return max(open_edges, key=lambda e: (e.visits, e.mean))
-
-
-def tree_budget(wanted: int) -> int:
-    """The bytes the tree may take: ``wanted``, or half the address space this process has left under
-    its limit (a worker of the player server has one, :mod:`gdl.workers`) if that is less."""
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft == resource.RLIM_INFINITY:
-        return wanted
-    try:
-        with open("/proc/self/statm") as statm:
-            used = int(statm.read().split()[0]) * resource.getpagesize()
-    except (OSError, ValueError, IndexError):
-        return wanted
-    return max(1 << 20, min(wanted, (soft - used) // 2))

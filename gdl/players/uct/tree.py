@@ -13,6 +13,8 @@ a slot each after its edges (:mod:`gdl.players.uct.joint_kernel`), where it has 
 
 from __future__ import annotations
 
+import resource
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -371,6 +373,19 @@ class Tree:
             found.append(Edge(int(self.moves[e]), visits, mean, proven, child))
         return found
 
+    def traps(self, node: int, role: int, value: float) -> float:
+        """The share of the moves at an expanded ``node`` of the role that alone chooses there, another
+        than ``role``, after which ``role`` is proven to get more than ``value``: how likely a fallible
+        opponent is to go wrong there (0 where ``role`` or several roles choose)."""
+        mover = int(self.arrays[5][node])
+        if not self.flags[node] & EXPANDED or mover in (SIMULTANEOUS, role):
+            return 0.0
+        start, count = int(self.first[node, mover]), int(self.counts[node, mover])
+        children = self.children[start : start + count]
+        linked = children[children >= 0]
+        solved = linked[(self.flags[linked] & SOLVED) != 0]
+        return float((self.values[solved, role] > value).sum()) / count if count else 0.0
+
     def _secured(self, node: int, role: int) -> list[float | None]:
         """For each edge of ``role`` at ``node``, whose children are linked by joint move: the least
         value of its children for the role, where all of them are proven (else None)."""
@@ -427,3 +442,42 @@ def goal_values(compiled: CompiledReasoner) -> npt.NDArray[np.float64]:
     from 0 to 100)."""
     values = [goal_value((term_of(value),)) for entries in compiled.net.goals for value, _ in entries]
     return np.array([value or 0 for value in values], dtype=np.float64)
+
+
+def no_traps(edge: Edge, value: float) -> float:
+    """No move sets a trap (:func:`choose` without a tree to look into)."""
+    return 0.0
+
+
+def choose(edges: list[Edge], proven: float | None, traps: Callable[[Edge, float], float] = no_traps) -> Edge:
+    """The move to play among a root's ``edges`` (``proven``: the root's value, once proven): the one
+    that attains a proven value; else the most visited of those not proven worse than another move
+    (a proven child at least as good as every unproven one's mean is played). Among the moves proven
+    to attain it, the one with the most ``traps`` (the share of the next mover's answers that give more,
+    :meth:`Tree.traps`), then the most visited: an opponent that can go wrong gets the most ways to."""
+    if proven is None:
+        best_proven = max((e.proven for e in edges if e.proven is not None), default=-1.0)
+        open_edges = [e for e in edges if e.proven is None and e.visits > 0]
+        if best_proven < max((e.mean for e in open_edges), default=-1.0):
+            return max(open_edges, key=lambda e: (e.visits, e.mean))
+        proven = best_proven
+
+    def rank(edge: Edge) -> tuple[bool, float, int]:
+        attains = edge.proven is not None and edge.proven >= proven
+        return attains, traps(edge, proven) if attains else 0.0, edge.visits
+
+    return max(edges, key=rank)
+
+
+def tree_budget(wanted: int) -> int:
+    """The bytes the tree may take: ``wanted``, or half the address space this process has left under
+    its limit (a worker of the player server has one, :mod:`gdl.workers`) if that is less."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    try:
+        with open("/proc/self/statm") as statm:
+            used = int(statm.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return wanted
+    return max(1 << 20, min(wanted, (soft - used) // 2))

@@ -40,6 +40,18 @@ def warm_up_search() -> None:
     tree.keep(root)
 
 
+def warm_up_solver() -> None:
+    """Load the kernels that solve a small game at the start (:mod:`gdl.players.solved`)."""
+    from gdl.check import check_text
+    from gdl.engines.warm import WARM_UP_GAME
+    from gdl.game import Game
+    from gdl.players.solved import solve_small
+
+    checked = check_text(WARM_UP_GAME).checked
+    assert checked is not None
+    solve_small(Game(checked, CompiledReasoner(checked)), time.monotonic() + 60)
+
+
 def warm_up_playouts() -> None:
     """Compile (or load) the kernel of the playouts from a state (the heuristic's samples) alone."""
     tree, _ = _smallest_tree()
@@ -53,4 +65,5 @@ def warm_up() -> float:
     started = time.perf_counter()
     warm_up_search()
     warm_up_playouts()
+    warm_up_solver()
     return time.perf_counter() - started
