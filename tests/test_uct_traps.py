@@ -4,6 +4,7 @@ solved at the start (:mod:`gdl.players.solved`), checked against minimax by brut
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from functools import cache
@@ -16,13 +17,12 @@ from test_players_uct import root_of, started, tree_of
 
 import gdl
 from gdl.game import Game, State
-from gdl.players.solved import solve_small
+from gdl.players.solved import PLAYOUT_NOISE, solve_small
 from gdl.players.uct import warm_up
 from gdl.players.uct.tree import Edge, choose
 from gdl.solve import solve
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
-CORNERS = {"(mark 1 1)", "(mark 1 3)", "(mark 3 1)", "(mark 3 3)"}
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +104,30 @@ def traps(state: State, role: int, value: int) -> float:
     return sum(minimax(s)[role] > value for s in following) / len(following)
 
 
-def test_a_solved_game_plays_the_value_with_the_most_traps(tictactoe: Game) -> None:
+@cache
+def playout_means(state: State) -> tuple[float, ...]:
+    """Each role's mean goal under uniformly random play from ``state``."""
+    if state.is_terminal():
+        return tuple(float(state.goals()[r]) for r in state.game.roles)
+    following = [playout_means(s) for s in answers(state)]
+    return tuple(sum(means[r] for means in following) / len(following) for r in range(len(following[0])))
+
+
+@cache
+def against_playouts(state: State, role: int) -> float:
+    """``role``'s expectation from ``state`` against an opponent that takes each move with a weight of
+    exp(its playout mean / PLAYOUT_NOISE), ``role`` keeping its value and maximising the expectation."""
+    if state.is_terminal():
+        return float(state.goals()[state.game.roles[role]])
+    following = answers(state)
+    mover = state.game.roles.index(mover_of(state))
+    if mover == role:
+        return max(against_playouts(s, role) for s in following if minimax(s)[role] == minimax(state)[role])
+    weights = [math.exp(playout_means(s)[mover] / PLAYOUT_NOISE) for s in following]
+    return sum(w * against_playouts(s, role) for w, s in zip(weights, following, strict=True)) / sum(weights)
+
+
+def test_a_solved_game_keeps_the_value_with_the_best_expectation_against_playouts(tictactoe: Game) -> None:
     solved = solve_small(tictactoe, time.monotonic() + NEVER)
     assert solved is not None
     rng = random.Random(8)
@@ -116,12 +139,13 @@ def test_a_solved_game_plays_the_value_with_the_most_traps(tictactoe: Game) -> N
         mover = mover_of(state)
         role = tictactoe.roles.index(mover)
         assert [solved.value(state, r) for r in tictactoe.roles] == list(minimax(state))
-        chosen = solved.choose(state, mover)
+        chosen = solved.choose(state, mover, rng)
         assert chosen is not None and chosen.value == minimax(state)[role]
         after = dict(zip(state.legal_moves(mover), answers(state), strict=True))[chosen.move]
         assert minimax(after)[role] == chosen.value
-        best = max(traps(s, role, chosen.value) for s in answers(state) if minimax(s)[role] == chosen.value)
-        assert chosen.traps == traps(after, role, chosen.value) == best
+        assert chosen.expected == pytest.approx(against_playouts(after, role), abs=1e-9)
+        assert chosen.expected == pytest.approx(against_playouts(state, role), abs=1e-9)  # the best move's
+        assert chosen.traps == traps(after, role, chosen.value)
         compared += 1
     assert compared >= 30
 
@@ -154,13 +178,14 @@ CYCLE = """
 """
 
 
-def test_uct_opens_tictactoe_in_a_corner_where_seven_of_eight_answers_lose(tictactoe: Game) -> None:
-    # Every opening draws; after a corner only the centre holds, after the centre the four corners do.
+def test_uct_plays_a_solved_game_from_its_table(tictactoe: Game) -> None:
     player = started("uct:seed=1", tictactoe, "xplayer", clock=NEVER)
     assert player.info()["solved"] == solve(tictactoe).states
-    move = player.play(tictactoe.initial_state(), time.monotonic() + NEVER)
-    assert str(move) in CORNERS
-    assert player.info() == {"value": 50, "proven": True, "traps": 0.875}
+    state = tictactoe.initial_state()
+    move = player.play(state, time.monotonic() + NEVER)
+    after = dict(zip(state.legal_moves("xplayer"), answers(state), strict=True))[move]
+    assert player.info()["value"] == 50 and player.info()["proven"] is True
+    assert player.info()["expected"] == round(against_playouts(after, 0), 1)
     # Without the table, the search plays.
     searching = started("uct:seed=1,solve=0,iterations=2000,ponder=0", tictactoe, "xplayer", clock=0.5)
     searching.play(tictactoe.initial_state(), time.monotonic() + NEVER)

@@ -408,9 +408,14 @@ class UctPlayer(Player):
             move = self._fallback.play(state, deadline)
             self._info = self._fallback.info()
             return move
-        solved = self._solved.choose(state, self.role) if self._solved is not None else None
+        solved = self._solved.choose(state, self.role, self.rng) if self._solved is not None else None
         if solved is not None:
-            self._info = {"value": solved.value, "proven": True, "traps": round(solved.traps, 3)}
+            self._info = {
+                "value": solved.value,
+                "proven": True,
+                "expected": round(solved.expected, 1),
+                "traps": round(solved.traps, 3),
+            }
             return solved.move
         search = self._search_of(state)
         root, done = self._think(search, state, deadline - self.margin)
