@@ -275,6 +275,7 @@ class UctPlayer(Player):
         compiled = game if game.reasoner is self._compiled else Game(game.checked, self._compiled, game.name)
         self._solved = solve_small(compiled, stop_at)
         if self._solved is not None:
+            self._solved.expected(self._index)  # in the start clock, not the first move's
             self._info = {"solved": len(self._solved.valued)}
         return self._solved is not None
 
