@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from support.games import DOMINANT
+from support.games import DOMINANT, STUCK
 from support.timing import NEVER
 from test_players_uct import root_of, started, tree_of
 
@@ -160,6 +160,7 @@ def test_the_table_holds_every_reachable_state_and_only_small_turn_taking_games(
     assert solve_small(gdl.parse(DOMINANT), time.monotonic() + NEVER) is None  # simultaneous moves
     assert solve_small(gdl.load(GAMES / "dice.kif"), time.monotonic() + NEVER) is None  # nature
     assert solve_small(gdl.parse(CYCLE), time.monotonic() + NEVER) is None  # a state repeats
+    assert solve_small(gdl.parse(STUCK), time.monotonic() + NEVER) is None  # a state breaks GDL
 
 
 #: Two roles taking turns over two states for ever, or ending it.

@@ -21,12 +21,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gdl.errors import GameDefinitionError
 from gdl.game import Game, State
-from gdl.retrograde import STATES, Exploration, explore, values
+from gdl.retrograde import EDGES, STATES, Exploration, explore, values
 from gdl.syntax.model import Term
 
 #: The most states a table keeps (its lookup, a dict of rows, takes about 100 bytes a state).
 MOST_STATES = 300_000
+#: The most joint moves among them (the table's valuing takes about 0.15 s a million).
+MOST_EDGES = 5_000_000
 #: The memory an exploration may take.
 MEMORY = 256 << 20
 #: How far apart (in goal points) two moves' random-playout means are for the modelled opponent to take
@@ -135,9 +138,8 @@ class SolvedGame:
     def _children(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The successors of ``states``, one run after another; where each run starts; their lengths."""
         lengths = self.ends[states] - self.starts[states]
-        offsets = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
-        runs = np.repeat(self.starts[states] - offsets, lengths) + np.arange(int(lengths.sum()))
-        return self.edges[runs], offsets, lengths
+        runs = _runs(self.starts[states], self.ends[states])
+        return self.edges[runs], np.cumsum(lengths) - lengths, lengths
 
     def _traps(self, s: int, role: int, value: int) -> float:
         """The share of the joint moves of state ``s`` after which ``role`` gets more than ``value``, where
@@ -151,28 +153,47 @@ class SolvedGame:
 
 def _levels(starts: np.ndarray, ends: np.ndarray, edges: np.ndarray) -> list[np.ndarray]:
     """The non-terminal states of an acyclic graph by height (the longest line to a terminal state),
-    lowest first: each state's successors lie in earlier levels."""
-    inner = np.flatnonzero(ends > starts)
-    height = np.zeros(len(starts), dtype=np.int64)
+    lowest first: each state's successors lie in earlier levels. Kahn's order a level at a time, each
+    edge looked at once."""
+    lengths = ends - starts
+    sources = np.repeat(np.arange(len(starts)), lengths)
+    by_child = np.argsort(edges, kind="stable")
+    into = np.searchsorted(edges[by_child], np.arange(len(starts) + 1))  # each state's edges in
+    remaining = lengths.copy()
+    level = np.flatnonzero(lengths == 0)
+    levels: list[np.ndarray] = []
     while True:
-        higher = np.zeros_like(height)
-        higher[inner] = np.maximum.reduceat(height[edges], starts[inner]) + 1
-        if np.array_equal(higher, height):
-            break
-        height = higher
-    order = inner[np.argsort(height[inner], kind="stable")]
-    return np.split(order, np.flatnonzero(np.diff(height[order])) + 1) if len(order) else []
+        runs = _runs(into[level], into[level + 1])
+        parents = sources[by_child[runs]]
+        remaining -= np.bincount(parents, minlength=len(starts))
+        level = np.unique(parents[remaining[parents] == 0])
+        if not len(level):
+            return levels
+        levels.append(level)
+
+
+def _runs(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The indices ``starts[i]`` to ``ends[i]`` (excluded), one run after another."""
+    lengths = ends - starts
+    offsets = np.cumsum(lengths) - lengths
+    return np.repeat(starts - offsets, lengths) + np.arange(int(lengths.sum()))
 
 
 def solve_small(game: Game, stop_at: float, most_states: int = MOST_STATES) -> SolvedGame | None:
     """``game``'s table of exact values, when it is played by the compiled engine, turn-taking, without
-    nature or percepts, has at most ``most_states`` reachable states and none repeats, and they are
-    found and valued before ``stop_at``; else None."""
+    nature or percepts, has at most ``most_states`` reachable states and :data:`MOST_EDGES` joint moves
+    among them and none repeats, and they are found and valued before ``stop_at``; else None (also
+    where a reachable state breaks GDL: play finds that there)."""
     if game.has_percepts or game.chance_role is not None or getattr(game.reasoner, "net", None) is None:
         return None
-    found, stopped = explore(game, game.initial_state(), stop_at, most_states, MEMORY, None)
+    try:
+        found, stopped = explore(game, game.initial_state(), stop_at, most_states, MEMORY, None)
+    except GameDefinitionError:
+        return None
     count = int(found.counters[STATES])
-    if stopped or found.counting or (found.legal_counts[:count] > 1).sum(axis=1).max(initial=0) > 1:
+    if stopped or found.counting or int(found.counters[EDGES]) > MOST_EDGES:
+        return None
+    if (found.legal_counts[:count] > 1).sum(axis=1).max(initial=0) > 1:
         return None
     solution = values(found)
     if solution is None or time.monotonic() > stop_at:
