@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -43,14 +44,17 @@ def answers(state: State) -> list[State]:
     return [state.next({**noop, mover: move}) for move in state.legal_moves(mover)]
 
 
-def walk(game: Game, rng: random.Random, plies: int) -> State:
-    """The state after up to ``plies`` random moves from the start (fewer where the game ends)."""
-    state = game.initial_state()
-    for _ in range(plies):
-        if state.is_terminal():
-            break
-        state = rng.choice(answers(state))
-    return state
+def positions(game: Game, rng: random.Random, count: int, plies: range) -> Iterator[State]:
+    """Of ``count`` random walks from the start, each of a number of ``plies`` (fewer where the game
+    ends), the states they end in that are not terminal."""
+    for _ in range(count):
+        state = game.initial_state()
+        for _ in range(rng.choice(plies)):
+            if state.is_terminal():
+                break
+            state = rng.choice(answers(state))
+        if not state.is_terminal():
+            yield state
 
 
 @cache
@@ -72,12 +76,8 @@ def test_choose_prefers_the_move_with_more_traps_among_those_proven_equal() -> N
 
 
 def test_traps_are_the_share_of_answers_minimax_values_above_the_proven_value(tictactoe: Game) -> None:
-    rng = random.Random(5)
     compared = 0
-    for _ in range(30):
-        state = walk(tictactoe, rng, rng.randrange(2, 6))
-        if state.is_terminal():
-            continue
+    for state in positions(tictactoe, random.Random(5), 30, range(2, 6)):
         role = tictactoe.roles.index(mover_of(state))
         tree, reasoner = tree_of(tictactoe)
         root = root_of(tree, reasoner, state)
@@ -132,10 +132,7 @@ def test_a_solved_game_keeps_the_value_with_the_best_expectation_against_playout
     assert solved is not None
     rng = random.Random(8)
     compared = 0
-    for _ in range(40):
-        state = walk(tictactoe, rng, rng.randrange(0, 7))
-        if state.is_terminal():
-            continue
+    for state in positions(tictactoe, rng, 40, range(0, 7)):
         mover = mover_of(state)
         role = tictactoe.roles.index(mover)
         assert [solved.value(state, r) for r in tictactoe.roles] == list(minimax(state))
