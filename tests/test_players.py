@@ -85,6 +85,7 @@ def test_options_are_converted_to_their_types() -> None:
         ("uct:threats=-1", "bad uct player: uct threats must be at least 0, got -1"),
         ("uct:probe_visit=0", "bad uct player: uct probe_visit must be at least 1, got 0"),
         ("uct:capture=1.5", "bad uct player: uct capture must be at most 1, got 1.5"),
+        ("uct:solve=x", "option 'solve' of uct player expects an integer, got 'x'"),
     ],
 )
 def test_bad_descriptions_get_clear_errors(spec: str, message: str) -> None:
