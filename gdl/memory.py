@@ -1,5 +1,6 @@
 """How much memory gdl's own work may take: what ``gdl`` limits a bounded command's address space to
-(:func:`memory_limit`), and what a computation inside a process may plan for (:func:`usable_memory`)."""
+(:func:`memory_limit`), what a computation inside a process may plan for (:func:`usable_memory`), and
+what the process has left under its limit (:func:`address_space_left`)."""
 
 from __future__ import annotations
 
@@ -26,4 +27,18 @@ def usable_memory() -> int:
     return memory_limit() if soft == resource.RLIM_INFINITY else min(memory_limit(), soft)
 
 
-__all__ = ["MEMORY_SHARE", "memory_limit", "usable_memory"]
+def address_space_left() -> int | None:
+    """The bytes left under this process's address-space limit; None where it is not limited or the
+    process's size cannot be read."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    try:
+        with open("/proc/self/statm") as statm:
+            used = int(statm.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return None
+    return max(0, soft - used)
+
+
+__all__ = ["MEMORY_SHARE", "address_space_left", "memory_limit", "usable_memory"]

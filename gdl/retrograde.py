@@ -28,7 +28,6 @@ space limit leaves, as ``gdl`` limits it, or :data:`DEFAULT_MEMORY` where it is 
 
 from __future__ import annotations
 
-import resource
 import time
 from collections.abc import Callable
 from typing import Any
@@ -39,6 +38,7 @@ from gdl.engines.sweep import Sweep
 from gdl.errors import GameDefinitionError, NoNetworkError
 from gdl.game import CHANCE_ROLE, Game, State
 from gdl.ground.propnet import TRUE
+from gdl.memory import address_space_left
 
 #: Fields of the exploration's counters (those of :mod:`gdl.retrograde_kernel`, which imports numba).
 STATES, EXPANDED, EDGES = range(3)
@@ -328,15 +328,8 @@ def memory_room() -> int | None:
     """The bytes the exploration may take where the process's address space is limited (as ``gdl``
     limits it): three quarters of what is left under the limit (an array may be copied as it grows);
     None when it is not limited."""
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft == resource.RLIM_INFINITY:
-        return None
-    try:
-        with open("/proc/self/statm") as statm:
-            used = int(statm.read().split()[0]) * resource.getpagesize()
-    except (OSError, ValueError, IndexError):
-        return None
-    return max(0, soft - used) * 3 // 4
+    left = address_space_left()
+    return None if left is None else left * 3 // 4
 
 
 def _too_large(found: Exploration) -> str:

@@ -13,7 +13,6 @@ a slot each after its edges (:mod:`gdl.players.uct.joint_kernel`), where it has 
 
 from __future__ import annotations
 
-import resource
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +25,7 @@ from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.native import Kernel
 from gdl.engines.native_layout import BASES, LEGAL_LITS, LEGAL_STARTS, ROLES, SIZES, STATE_IN
 from gdl.ground.grounding import term_of
+from gdl.memory import address_space_left
 from gdl.players.uct.decisive import Watch, no_watch
 from gdl.players.uct.layout import (
     EDGES_USED,
@@ -472,12 +472,5 @@ def choose(edges: list[Edge], proven: float | None, traps: Callable[[Edge, float
 def tree_budget(wanted: int) -> int:
     """The bytes the tree may take: ``wanted``, or half the address space this process has left under
     its limit (a worker of the player server has one, :mod:`gdl.workers`) if that is less."""
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft == resource.RLIM_INFINITY:
-        return wanted
-    try:
-        with open("/proc/self/statm") as statm:
-            used = int(statm.read().split()[0]) * resource.getpagesize()
-    except (OSError, ValueError, IndexError):
-        return wanted
-    return max(1 << 20, min(wanted, (soft - used) // 2))
+    left = address_space_left()
+    return wanted if left is None else max(1 << 20, min(wanted, left // 2))
