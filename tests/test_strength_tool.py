@@ -19,7 +19,8 @@ import strength
 ROOT = Path(__file__).resolve().parent.parent
 OPPONENT = shlex.join([*strength.GDL, "serve", "--host", "127.0.0.1", "--port", "{port}",
                        "--player", "random"])
-#: Both servers on one core this process may use (the tool pins them with taskset).
+#: Both servers on one core this process may use (the tool pins them with taskset). The random players
+#: answer at once; the clocks are wide so that a loaded machine charges neither side an error.
 CORE = str(min(os.sched_getaffinity(0)))
 PINNED = ["--gdl-core", CORE, "--opponent-core", CORE]
 
@@ -46,8 +47,8 @@ def test_the_seats_rotate_and_the_records_are_kept(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     records = tmp_path / "records"
-    status = strength.main([str(ROOT / "games" / "tictactoe.kif"), "--matches", "2", "--start-clock", "3",
-                            "--play-clock", "1", "--player", "random", "--opponent-command", OPPONENT,
+    status = strength.main([str(ROOT / "games" / "tictactoe.kif"), "--matches", "2", "--start-clock", "10",
+                            "--play-clock", "5", "--player", "random", "--opponent-command", OPPONENT,
                             "--records", str(records), *PINNED])
     assert status == 0
     [row] = rows(capsys.readouterr().out, "tictactoe")
@@ -65,7 +66,7 @@ def test_a_game_of_three_roles_has_an_opponent_server_for_each_other_role(
     game = tmp_path / "pick.kif"
     game.write_text(THREE_ROLES)
     records = tmp_path / "records"
-    status = strength.main([str(game), "--matches", "3", "--start-clock", "3", "--play-clock", "1",
+    status = strength.main([str(game), "--matches", "3", "--start-clock", "10", "--play-clock", "5",
                             "--player", "random", "--opponent-command", OPPONENT, "--records", str(records),
                             *PINNED])
     assert status == 0
