@@ -52,8 +52,10 @@ def test_the_seats_rotate_and_the_records_are_kept(
                             "--records", str(records), *PINNED])
     assert status == 0
     [row] = rows(capsys.readouterr().out, "tictactoe")
-    assert row[1] == "2" and row[4:6] == ["0", "0"]  # two matches, no error on either side
+    assert row[1] == "2" and row[5:7] == ["0", "0"]  # two matches, no error on either side
     played = [json.loads((records / f"tictactoe-{match}.json").read_text()) for match in (1, 2)]
+    gdl_goals = [record["goalValues"][match] for match, record in enumerate(played)]  # seat 1, then 2
+    assert row[4] == f"{sum(gdl_goals) / 2:.1f}"
     gdl_urls = {record["playerNamesFromHost"][match] for match, record in enumerate(played)}
     opponent_urls = {record["playerNamesFromHost"][1 - match] for match, record in enumerate(played)}
     assert len(gdl_urls) == 1 and len(opponent_urls) == 1 and gdl_urls != opponent_urls
@@ -71,7 +73,7 @@ def test_a_game_of_three_roles_has_an_opponent_server_for_each_other_role(
                             *PINNED])
     assert status == 0
     [row] = rows(capsys.readouterr().out, "pick")
-    assert row[1] == "3" and row[4:6] == ["0", "0"]
+    assert row[1] == "3" and row[5:7] == ["0", "0"]
     played = [json.loads((records / f"pick-{match}.json").read_text()) for match in (1, 2, 3)]
     for match, record in enumerate(played):
         names = record["playerNamesFromHost"]

@@ -15,9 +15,11 @@ started n - 1 times, on the opponent's core, or n - 1 URLs are given (``--oppone
 ``--records DIR`` keeps each match's record (``GAME-MATCH.json``, ggp-base's format).
 
 Prints a markdown table, one row per game: matches, gdl's score share (its goal over the sum of the
-match's goals, a half each when both are 0; the mean over the matches) with a 95 % confidence interval
-(Student's t), the errors charged to gdl and to the opponent (ggp-base's codes in the records: TO, CE,
-IL ...; START's included) and the machine's load average (1 min, taken after each match: mean and max).
+match's goals, an even share each when all are 0; the mean over the matches) with a 95 % confidence
+interval (Student's t), gdl's mean goal (where the rules give the losers points the share of a win is
+capped, the goal is not: tictactoe_3player gives the other two 66 each, a win's share is 43 %), the
+errors charged to gdl and to the opponent (ggp-base's codes in the records: TO, CE, IL ...; START's
+included) and the machine's load average (1 min, taken after each match: mean and max).
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ class Tally:
     """The matches of one game."""
 
     shares: list[float] = field(default_factory=list)
+    goals: list[int] = field(default_factory=list)
     gdl_errors: int = 0
     opponent_errors: int = 0
     loads: list[float] = field(default_factory=list)
@@ -149,6 +152,7 @@ def play(
     goals = record["goalValues"] or [0] * len(record["roles"])
     total = sum(goals)
     tally.shares.append(goals[index] / total if total else 1 / len(goals))
+    tally.goals.append(goals[index])
     for step in record["errors"]:
         for position, error in enumerate(step):
             if error and position == index:
@@ -201,10 +205,11 @@ def main(argv: list[str] | None = None) -> int:
                 urls = [opponent.ready() for opponent in opponents[: len(roles) - 1]]
                 play(game, roles, seat, gdl_url, urls, args, tally)
             mean = 100 * sum(tally.shares) / len(tally.shares)
+            goal = sum(tally.goals) / len(tally.goals)
             load = f"{sum(tally.loads) / len(tally.loads):.1f} / {max(tally.loads):.1f}"
             rows.append(
                 f"| {game.stem} | {len(tally.shares)} | {mean:.0f} % | {interval(tally.shares)} | "
-                f"{tally.gdl_errors} | {tally.opponent_errors} | {load} |"
+                f"{goal:.1f} | {tally.gdl_errors} | {tally.opponent_errors} | {load} |"
             )
     finally:
         for opponent in opponents:
@@ -214,8 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     against = " ".join(args.opponent) or shlex.quote(args.opponent_command)
     print(f"gdl --player {args.player} against {against}, "
           f"clocks {args.start_clock} s / {args.play_clock} s, {os.cpu_count()} cores")
-    print("| game | matches | gdl score share | 95 % CI | errors gdl | errors opponent | load mean / max |")
-    print("|---|---|---|---|---|---|---|")
+    print("| game | matches | gdl score share | 95 % CI | gdl mean goal | errors gdl | errors opponent "
+          "| load mean / max |")
+    print("|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     return 0
 
