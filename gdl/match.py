@@ -35,19 +35,15 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import itertools
-import queue
 import random
-import threading
 import time
 import uuid
-import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from gdl.engines import another_reasoner
-from gdl.engines.base import Charges, Reasoner, charges_one_by_one, depth_charge, depth_charges, random_walk
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.warm import warm_up
 from gdl.errors import (
@@ -60,6 +56,7 @@ from gdl.errors import (
     UnknownRoleError,
 )
 from gdl.game import Game, State
+from gdl.player_threads import PlayerThread, done_with, unlocked_reasoner, use_from_threads
 from gdl.players.base import Player
 from gdl.players.isolated import IsolatedPlayer
 from gdl.players.registry import make_player
@@ -68,143 +65,6 @@ from gdl.syntax.reader import parse_term
 from gdl.syntax.spelling import spell
 from gdl.views import View, plays_with_views, told
 from gdl.workers import prepare_processes
-
-#: One lock per reasoner object, shared by every match that uses it (see :class:`_LockedReasoner`).
-_LOCKS: weakref.WeakKeyDictionary[object, threading.Lock] = weakref.WeakKeyDictionary()
-_LOCKS_GUARD = threading.Lock()
-
-
-class _LockedReasoner:
-    """A reasoner whose calls are serialised by a lock, for players that think in worker threads.
-
-    Reasoners keep caches and are not thread-safe; since Python threads share one interpreter lock
-    anyway, serialising costs next to nothing. The lock belongs to the wrapped reasoner, so a player
-    still busy from an earlier match cannot race a new one either.
-    """
-
-    def __init__(self, reasoner: Reasoner[Any]) -> None:
-        self.unlocked = reasoner
-        self.roles = reasoner.roles
-        with _LOCKS_GUARD:
-            self._lock = _LOCKS.setdefault(reasoner, threading.Lock())
-
-    def initial(self) -> Any:
-        with self._lock:
-            return self.unlocked.initial()
-
-    def fluents(self, state: Any) -> frozenset[Term]:
-        with self._lock:
-            return self.unlocked.fluents(state)
-
-    def from_fluents(self, fluents: Iterable[Term]) -> Any:
-        with self._lock:
-            return self.unlocked.from_fluents(list(fluents))
-
-    def legal(self, state: Any, role: int) -> tuple[Term, ...]:
-        with self._lock:
-            return self.unlocked.legal(state, role)
-
-    def next(self, state: Any, moves: Sequence[Term]) -> Any:
-        with self._lock:
-            return self.unlocked.next(state, moves)
-
-    def terminal(self, state: Any) -> bool:
-        with self._lock:
-            return self.unlocked.terminal(state)
-
-    def goals(self, state: Any, role: int) -> tuple[Term, ...]:
-        with self._lock:
-            return self.unlocked.goals(state, role)
-
-    def sees(self, state: Any, moves: Sequence[Term]) -> tuple[frozenset[Term], ...]:
-        with self._lock:
-            return self.unlocked.sees(state, moves)
-
-    def depth_charge(self, state: Any, rng: random.Random, max_depth: int) -> tuple[Any, int, bool]:
-        """The reasoner's own (native) playout under one lock, or a walk locking each call, so that a
-        slow reasoner does not hold the lock for a whole playout."""
-        if hasattr(self.unlocked, "depth_charge"):
-            with self._lock:
-                return depth_charge(self.unlocked, state, rng, max_depth)
-        return random_walk(self, state, rng, max_depth)
-
-    def depth_charges(self, state: Any, count: int, rng: random.Random, max_depth: int) -> Charges[Any]:
-        """The reasoner's own (native) depth charges under one lock, or charges made one by one locking
-        each call."""
-        if hasattr(self.unlocked, "depth_charges"):
-            with self._lock:
-                return depth_charges(self.unlocked, state, count, rng, max_depth)
-        return charges_one_by_one(self, state, count, rng, max_depth)
-
-
-def _unlocked(reasoner: Any) -> Any:
-    return reasoner.unlocked if isinstance(reasoner, _LockedReasoner) else reasoner
-
-
-#: How many matches and player threads use each game now; its reasoner is locked while any does.
-_USERS: weakref.WeakKeyDictionary[Game, int] = weakref.WeakKeyDictionary()
-_USERS_GUARD = threading.Lock()
-
-
-def _use(game: Game) -> None:
-    """Note one more user of ``game`` from another thread; the first one puts a lock on its reasoner.
-
-    The game object itself is changed, not copied, so that the states of a match stay comparable with
-    the user's states of the same game; the cost is a lock per reasoner call, small beside the call.
-    """
-    with _USERS_GUARD:
-        if not _USERS.get(game) and not isinstance(game.reasoner, _LockedReasoner):
-            game.reasoner = _LockedReasoner(game.reasoner)
-        _USERS[game] = _USERS.get(game, 0) + 1
-
-
-def _done_with(game: Game) -> None:
-    """Undo one :func:`_use`; the last user takes the lock away again."""
-    with _USERS_GUARD:
-        _USERS[game] -= 1
-        if _USERS[game] == 0:
-            del _USERS[game]
-            if isinstance(game.reasoner, _LockedReasoner):
-                game.reasoner = game.reasoner.unlocked
-
-
-class _Worker:
-    """A daemon thread that runs one player's calls in order; :meth:`submit` returns a future.
-
-    The thread uses ``game`` (see :func:`_use`) until it ends, which may be after the match when a
-    player is stuck in a call.
-    """
-
-    def __init__(self, name: str, game: Game) -> None:
-        self._calls: queue.Queue[tuple[concurrent.futures.Future[Any], Callable[[], Any]] | None] = (
-            queue.Queue()
-        )
-        self._game = game
-        _use(game)
-        self._thread = threading.Thread(target=self._serve, name=f"gdl-player-{name}", daemon=True)
-        self._thread.start()
-
-    def submit(self, call: Callable[[], Any]) -> concurrent.futures.Future[Any]:
-        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        self._calls.put((future, call))
-        return future
-
-    def close(self, wait: float) -> None:
-        """End the thread once its calls are done; wait up to ``wait`` seconds for that."""
-        self._calls.put(None)
-        self._thread.join(wait)
-
-    def _serve(self) -> None:
-        try:
-            while (item := self._calls.get()) is not None:
-                future, call = item
-                if future.set_running_or_notify_cancel():
-                    try:
-                        future.set_result(call())
-                    except BaseException as problem:  # any failure of a player is its error
-                        future.set_exception(problem)
-        finally:
-            _done_with(self._game)
 
 
 @dataclass
@@ -385,7 +245,8 @@ class Match:
         if start_clock <= 0 or play_clock <= 0:
             raise ValueError(f"clocks must be positive, got start {start_clock} and play {play_clock}")
         if plays_with_views(game) if isolate is None else isolate:
-            engine = "compiled" if isinstance(_unlocked(game.reasoner), CompiledReasoner) else "datalog"
+            compiled = isinstance(unlocked_reasoner(game.reasoner), CompiledReasoner)
+            engine = "compiled" if compiled else "datalog"
             wanted = {
                 r: p if p.is_human or p.elsewhere else IsolatedPlayer(p, engine) for r, p in wanted.items()
             }
@@ -403,7 +264,7 @@ class Match:
 
     def run(self) -> MatchRecord:
         """Play the match to its end (or abort it) and return the record."""
-        if isinstance(_unlocked(self.game.reasoner), CompiledReasoner):
+        if isinstance(unlocked_reasoner(self.game.reasoner), CompiledReasoner):
             warm_up()  # players may play out: compile the kernel before the first clock starts
         roles = self.game.roles
         record = MatchRecord(
@@ -428,9 +289,9 @@ class Match:
             r: self.game if isinstance(p, IsolatedPlayer) or p.elsewhere else _game_of_its_own(self.game)
             for r, p in self.players.items()
         }
-        _use(self.game)
+        use_from_threads(self.game)
         try:
-            workers = {r: _Worker(r, self._games[r]) for r in self.players}
+            workers = {r: PlayerThread(r, self._games[r]) for r in self.players}
             try:
                 self._play(record, workers)
             finally:
@@ -439,7 +300,7 @@ class Match:
                 for player in isolated.values():
                     player.close()
         finally:
-            _done_with(self.game)
+            done_with(self.game)
         return record
 
     def _seen_by(self, role: str, state: State) -> State:
@@ -447,7 +308,7 @@ class Match:
         game = self._games[role]
         return state if game is state.game else State(game, game.reasoner.from_fluents(state.fluents()))
 
-    def _play(self, record: MatchRecord, workers: dict[str, _Worker]) -> None:
+    def _play(self, record: MatchRecord, workers: dict[str, PlayerThread]) -> None:
         game = self.game
         started = {
             r: workers[r].submit(partial(p.start, self._games[r], r, self.start_clock, self.play_clock))
@@ -491,7 +352,8 @@ class Match:
         self._collect(ended, time.monotonic() + self.play_clock, record.stop_errors, {})
 
     def _step(
-        self, state: State, record: MatchRecord, workers: dict[str, _Worker], views: dict[str, View] | None
+        self, state: State, record: MatchRecord, workers: dict[str, PlayerThread],
+        views: dict[str, View] | None,
     ) -> State:
         """Ask the players (nature's move is drawn), repair faulty answers with random legal moves, make
         the joint move and, in a GDL-II game, hand each player its percepts (``views`` is updated)."""
@@ -575,7 +437,7 @@ class Match:
 def _game_of_its_own(game: Game) -> Game:
     """``game`` with a reasoner of its own: what a player in the referee's process is handed, so that
     the referee's reasoner (and the states in its caches) is out of the player's reach."""
-    return Game(game.checked, another_reasoner(_unlocked(game.reasoner), game.checked), game.name)
+    return Game(game.checked, another_reasoner(unlocked_reasoner(game.reasoner), game.checked), game.name)
 
 
 def _player(player: Player | str, seed: int | None) -> Player:

@@ -19,7 +19,7 @@ from gdl.engines.base import Charges, depth_charge, depth_charges, goal_value
 from gdl.engines.compiled import CompiledReasoner
 from gdl.engines.datalog import DatalogReasoner
 from gdl.engines.native_layout import DEPTH_LIMIT, NO_LEGAL_MOVE, STATE_OUT, TERMINAL
-from gdl.match import _LockedReasoner
+from gdl.player_threads import LockedReasoner
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Corpus games for the comparisons: the two of the benchmark this API is for, turn-taking games of two
@@ -238,7 +238,7 @@ def test_states_of_63_base_propositions_or_fewer_are_handed_out_as_integers(base
 def test_a_reasoner_locked_for_a_match_makes_the_same_charges(engine: str) -> None:
     checked = checked_game(ROOT / "games" / "tictactoe.kif")
     reasoner = CompiledReasoner(checked) if engine == "compiled" else DatalogReasoner(checked)
-    locked = _LockedReasoner(reasoner)
+    locked = LockedReasoner(reasoner)
     got = depth_charges(locked, reasoner.initial(), 9, random.Random(6), 100)
     assert got == depth_charges(reasoner, reasoner.initial(), 9, random.Random(6), 100)
     assert got.terminal == 9 and sum(got.goal_sums) == 900

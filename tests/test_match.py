@@ -19,7 +19,8 @@ import gdl
 from gdl.engines.base import depth_charge
 from gdl.errors import UnknownRoleError
 from gdl.game import Game, State
-from gdl.match import Match, MatchRecord, _LockedReasoner
+from gdl.match import Match, MatchRecord
+from gdl.player_threads import LockedReasoner
 from gdl.players import Player, make_player
 from gdl.players.human import HumanPlayer
 from gdl.syntax.model import Term
@@ -193,14 +194,14 @@ def test_a_stuck_player_keeps_the_lock_until_its_thread_ends() -> None:
         record = Match(game, {"xplayer": blocked, "oplayer": make_player("legal")}, play_clock=0.05).run()
         assert record.completed and game.reasoner is reasoner  # the referee's game is as it was given
         own = blocked.game  # the player's game of its own, which the stuck call may still use
-        assert own is not game and isinstance(own.reasoner, _LockedReasoner)
+        assert own is not game and isinstance(own.reasoner, LockedReasoner)
     finally:
         release.set()
     for _ in range(200):
-        if not isinstance(own.reasoner, _LockedReasoner):
+        if not isinstance(own.reasoner, LockedReasoner):
             break
         time.sleep(0.01)
-    assert not isinstance(own.reasoner, _LockedReasoner)
+    assert not isinstance(own.reasoner, LockedReasoner)
 
 
 def test_errors_at_the_start_are_recorded_and_the_match_goes_on(tictactoe: Game) -> None:
