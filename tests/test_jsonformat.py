@@ -399,11 +399,11 @@ def test_hundreds_of_problems_are_counted_past_a_hundred() -> None:
 def test_states_validated_by_shape_find_what_the_whole_schema_finds(document: Any) -> None:
     import jsonschema
 
-    from gdl.extensive import jsonformat
+    from gdl.extensive import json_schema_check
 
-    schema = json.loads((Path(jsonformat.__file__).parent / "json-game.schema.json").read_text())
+    schema = json.loads((Path(json_schema_check.__file__).parent / "json-game.schema.json").read_text())
     whole = sorted(
-        (jsonformat.json_path(list(e.absolute_path)), jsonformat._schema_message(e))
+        (json_schema_check.json_path(list(e.absolute_path)), json_schema_check.schema_message(e))
         for e in jsonschema.Draft7Validator(schema).iter_errors(document)
     )
-    assert sorted((p.path, p.message) for p in jsonformat._schema_problems(document)) == whole
+    assert sorted((p.path, p.message) for p in json_schema_check.schema_problems(document)) == whole
