@@ -123,8 +123,8 @@ def done_with(game: Game) -> None:
 class PlayerThread:
     """A daemon thread that runs one player's calls in order; :meth:`submit` returns a future.
 
-    The thread uses ``game`` (see :func:`use_from_threads`) until it ends, which may be after the match when a
-    player is stuck in a call.
+    The thread uses ``game`` (see :func:`use_from_threads`) until it ends, which may be after the match
+    when a player is stuck in a call.
     """
 
     def __init__(self, name: str, game: Game) -> None:
